@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# One-time set-up on a Debian machine: Chromium (when missing), the npm dependencies, and the build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+chrome="${CHROME_PATH:-/usr/bin/chromium}"
+if [ ! -x "$chrome" ]; then
+  echo "setup: installing Debian's chromium (no browser is downloaded from anywhere else)"
+  sudo_cmd=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then sudo_cmd="sudo"; else
+      echo "setup: not root and no sudo; install chromium yourself: apt-get install -y chromium" >&2
+      exit 1
+    fi
+  fi
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
+fi
+"$chrome" --version 2>/dev/null | head -n 1 || true
+
+if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
+npm run build
+echo "setup: done. Start the hub with: npm start"

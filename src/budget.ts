@@ -1,0 +1,76 @@
+import { HubError } from "./errors.js";
+
+/** The time a call may take, end to end: a deadline, what is left of it, and a signal that fires at it or on cancel. */
+export class Budget {
+  readonly timeoutMs: number;
+  readonly deadline: number;
+  readonly signal: AbortSignal;
+  #controller = new AbortController();
+  #timer: NodeJS.Timeout;
+  #parent: AbortSignal | undefined;
+  #onParentAbort = (): void => this.#controller.abort(this.#parent?.reason);
+
+  /** Starts a budget of `timeoutMs`; `parent` (a connection's or caller's signal) cancels it early. */
+  constructor(timeoutMs: number, parent?: AbortSignal) {
+    this.timeoutMs = timeoutMs;
+    this.deadline = Date.now() + timeoutMs;
+    this.signal = this.#controller.signal;
+    this.#timer = setTimeout(() => {
+      this.#controller.abort(new HubError("TIMEOUT", `timed out after ${timeoutMs} ms`, { timeoutMs, terminated: false }));
+    }, timeoutMs);
+    this.#parent = parent;
+    if (parent?.aborted) this.#onParentAbort();
+    else parent?.addEventListener("abort", this.#onParentAbort, { once: true });
+  }
+
+  /** Milliseconds left before the deadline (never negative). */
+  remainingMs(): number {
+    return Math.max(0, this.deadline - Date.now());
+  }
+
+  /** Whether the deadline has passed or the call was cancelled. */
+  get isOver(): boolean {
+    return this.signal.aborted;
+  }
+
+  /** Whether the budget ended because its time ran out (as opposed to a cancel). */
+  get isTimedOut(): boolean {
+    const reason: unknown = this.signal.reason;
+    return reason instanceof HubError && reason.errorName === "TIMEOUT";
+  }
+
+  /** Throws the reason the budget ended, if it has. */
+  throwIfOver(): void {
+    if (this.signal.aborted) throw this.signal.reason;
+  }
+
+  /** Resolves or rejects like `promise`, or rejects with the budget's reason when it ends first. */
+  race<T>(promise: Promise<T>): Promise<T> {
+    return raceSignal(promise, this.signal);
+  }
+
+  /** Stops the timer and lets go of the parent signal; call when the call is answered. */
+  dispose(): void {
+    clearTimeout(this.#timer);
+    this.#parent?.removeEventListener("abort", this.#onParentAbort);
+  }
+}
+
+/** Resolves or rejects like `promise`, or rejects with the signal's reason when it aborts first. */
+export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}

@@ -1,0 +1,193 @@
+import { EventEmitter } from "node:events";
+import type { Protocol } from "devtools-protocol";
+import { raceSignal } from "../budget.js";
+import type { Config } from "../config.js";
+import { HubError } from "../errors.js";
+import { log } from "../log.js";
+import { discoverBrowserWsUrl } from "./browser-discovery.js";
+import { launchChrome, resolveChromePath, type LaunchedChrome } from "./chrome-launcher.js";
+import { CdpConnection } from "./connection.js";
+
+/** What the hub knows of a page target without asking Chrome. */
+export interface PageInfo {
+  tabId: string;
+  url: string;
+  title: string;
+}
+
+const RESTART_DELAY_MIN_MS = 250;
+const RESTART_DELAY_MAX_MS = 5_000;
+const CLOSE_RETRY_MS = 500;
+
+/**
+ * The browser behind the hub: an embedded headless Chromium or the Chrome at CDP_URL, reached over one
+ * browser-level connection that is re-established (and the embedded Chrome restarted) whenever it is lost.
+ * Events: `connected`, `disconnected`, `pageCreated` (PageInfo), `pageDestroyed` (tabId, reason), `pageCrashed`
+ * (tabId), `sessionDetached` (sessionId).
+ */
+export class Browser extends EventEmitter {
+  #config: Config;
+  #connection: CdpConnection | null = null;
+  #chrome: LaunchedChrome | null = null;
+  #pages = new Map<string, PageInfo>();
+  #stopping = false;
+  #restartDelayMs = RESTART_DELAY_MIN_MS;
+  #restartTimer: NodeJS.Timeout | null = null;
+  #restarts = 0;
+
+  constructor(config: Config) {
+    super();
+    this.setMaxListeners(0);
+    this.#config = config;
+  }
+
+  /** Connects for the first time; a missing Chrome binary fails here with the command that installs it. */
+  async start(): Promise<void> {
+    if (!this.#config.cdpUrl) resolveChromePath(this.#config.chromePath);
+    await this.#connect();
+  }
+
+  /** Whether the browser-level connection is up. */
+  get isUp(): boolean {
+    return this.#connection !== null && !this.#connection.isClosed;
+  }
+
+  /** How many times the connection was re-established after a loss. */
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  /** The embedded Chrome's process id, or null when the hub uses CDP_URL. */
+  get pid(): number | null {
+    return this.#chrome?.process.pid ?? null;
+  }
+
+  /** The live connection; BROWSER_UNAVAILABLE while it is being re-established. */
+  connection(): CdpConnection {
+    if (!this.#connection || this.#connection.isClosed) {
+      throw new HubError("BROWSER_UNAVAILABLE", "Chrome is not reachable; the hub is reconnecting, retry shortly");
+    }
+    return this.#connection;
+  }
+
+  /** The page targets Chrome has reported. */
+  pages(): PageInfo[] {
+    return [...this.#pages.values()];
+  }
+
+  /** One page target, if Chrome has reported it. */
+  page(tabId: string): PageInfo | undefined {
+    return this.#pages.get(tabId);
+  }
+
+  /**
+   * Closes a page and resolves once Chrome reports it gone. Chrome drops a close that arrives while the page is
+   * navigating, so the close is sent again until the page goes or `signal` ends.
+   */
+  async closePage(tabId: string, signal: AbortSignal): Promise<void> {
+    if (!this.#pages.has(tabId)) return;
+    let onGone: (gone: string) => void = () => {};
+    const gone = new Promise<boolean>((resolve) => {
+      onGone = (gone: string) => gone === tabId && resolve(true);
+      this.on("pageDestroyed", onGone);
+    });
+    try {
+      for (;;) {
+        await this.connection().send("Target.closeTarget", { targetId: tabId }, { signal });
+        const retry = new Promise<boolean>((resolve) => setTimeout(resolve, CLOSE_RETRY_MS, false));
+        if (await raceSignal(Promise.race([gone, retry]), signal)) return;
+      }
+    } finally {
+      this.off("pageDestroyed", onGone);
+    }
+  }
+
+  /** Records what Chrome just said of a page (a fresher url and title than the last targetInfoChanged). */
+  notePage(info: Protocol.Target.TargetInfo): void {
+    this.#onTargetInfo(info);
+  }
+
+  /** Closes the connection and stops the embedded Chrome. */
+  async stop(): Promise<void> {
+    this.#stopping = true;
+    if (this.#restartTimer) clearTimeout(this.#restartTimer);
+    this.#connection?.close();
+    await this.#chrome?.kill();
+    this.#chrome = null;
+  }
+
+  async #connect(): Promise<void> {
+    const wsUrl = this.#config.cdpUrl ? await discoverBrowserWsUrl(this.#config.cdpUrl) : await this.#launch();
+    const connection = await CdpConnection.connect(wsUrl);
+    connection.on("Target.targetCreated", (event: Protocol.Target.TargetCreatedEvent) => this.#onTargetInfo(event.targetInfo));
+    connection.on("Target.targetInfoChanged", (event: Protocol.Target.TargetInfoChangedEvent) => this.#onTargetInfo(event.targetInfo));
+    connection.on("Target.targetDestroyed", (event: Protocol.Target.TargetDestroyedEvent) => this.#dropPage(event.targetId, "closed"));
+    connection.on("Target.targetCrashed", (event: Protocol.Target.TargetCrashedEvent) => this.emit("pageCrashed", event.targetId));
+    connection.on("Target.detachedFromTarget", (event: Protocol.Target.DetachedFromTargetEvent) =>
+      this.emit("sessionDetached", event.sessionId),
+    );
+    connection.once("disconnected", () => this.#onDisconnected(connection));
+    this.#connection = connection;
+    await connection.send("Target.setDiscoverTargets", { discover: true });
+    this.#restartDelayMs = RESTART_DELAY_MIN_MS;
+    log.info("connected to Chrome", { embedded: this.#chrome !== null, pages: this.#pages.size });
+    this.emit("connected");
+  }
+
+  async #launch(): Promise<string> {
+    const chrome = await launchChrome(resolveChromePath(this.#config.chromePath), this.#config.chromeArgs);
+    this.#chrome = chrome;
+    chrome.process.once("exit", (code, signal) => {
+      log.warn("embedded Chrome exited", { code, signal });
+      if (this.#chrome === chrome) this.#connection?.close();
+    });
+    return chrome.wsUrl;
+  }
+
+  #onTargetInfo(info: Protocol.Target.TargetInfo): void {
+    if (info.type !== "page") return;
+    const known = this.#pages.get(info.targetId);
+    const page: PageInfo = { tabId: info.targetId, url: info.url, title: info.title };
+    this.#pages.set(info.targetId, page);
+    if (!known) this.emit("pageCreated", page);
+  }
+
+  #dropPage(tabId: string, reason: "closed" | "detached"): void {
+    if (!this.#pages.delete(tabId)) return;
+    this.emit("pageDestroyed", tabId, reason);
+  }
+
+  #onDisconnected(connection: CdpConnection): void {
+    if (this.#connection !== connection) return;
+    this.#connection = null;
+    for (const tabId of [...this.#pages.keys()]) this.#dropPage(tabId, "detached");
+    this.emit("disconnected");
+    if (this.#stopping) return;
+    log.warn("lost Chrome; reconnecting", { inMs: this.#restartDelayMs });
+    this.#scheduleRestart();
+  }
+
+  #scheduleRestart(): void {
+    this.#restartTimer = setTimeout(() => {
+      this.#restartTimer = null;
+      void this.#restart();
+    }, this.#restartDelayMs);
+    this.#restartDelayMs = Math.min(this.#restartDelayMs * 2, RESTART_DELAY_MAX_MS);
+  }
+
+  async #restart(): Promise<void> {
+    if (this.#stopping) return;
+    const old = this.#chrome;
+    this.#chrome = null;
+    await old?.kill();
+    try {
+      await this.#connect();
+      this.#restarts++;
+      if (this.#stopping) await this.stop();
+    } catch (error) {
+      log.error("cannot reach Chrome", { error: (error as Error).message });
+      this.#connection?.close();
+      if (!this.#stopping && !this.#restartTimer) this.#scheduleRestart();
+    }
+  }
+}

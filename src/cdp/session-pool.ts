@@ -1,0 +1,110 @@
+import { raceSignal } from "../budget.js";
+import { HubError } from "../errors.js";
+import { log } from "../log.js";
+import type { Browser } from "./browser.js";
+import { CDP_COMMAND_TIMEOUT_MS } from "./callback-registry.js";
+import { TabSession, type DialogPolicy } from "./tab-session.js";
+
+/** How the pool is bounded and how its sessions answer dialogs. */
+export interface SessionPoolOptions {
+  maxSessions: number;
+  dialogPolicy: DialogPolicy;
+}
+
+const DETACH_TIMEOUT_MS = 1_000;
+
+/**
+ * One flattened CDP session per tab, attached on first use and reused by every later call; dropped when the tab
+ * closes, crashes or detaches, re-attached when needed, and capped (the least recently used idle one goes first).
+ */
+export class SessionPool {
+  #browser: Browser;
+  #options: SessionPoolOptions;
+  #sessions = new Map<string, Promise<TabSession>>();
+  #ready = new Map<string, TabSession>();
+  #attaches = 0;
+
+  constructor(browser: Browser, options: SessionPoolOptions) {
+    this.#browser = browser;
+    this.#options = options;
+    browser.on("pageDestroyed", (tabId: string) => this.#drop(tabId, new HubError("TARGET_CLOSED", `tab ${tabId} closed during the call`)));
+    browser.on("pageCrashed", (tabId: string) => this.#drop(tabId, new HubError("TARGET_CLOSED", `tab ${tabId} crashed during the call`)));
+    browser.on("sessionDetached", (sessionId: string) => {
+      for (const tab of this.#ready.values()) {
+        if (tab.cdp.id === sessionId) this.#drop(tab.tabId, new HubError("TARGET_CLOSED", `tab ${tab.tabId} was detached`));
+      }
+    });
+    browser.on("disconnected", () => {
+      this.#sessions.clear();
+      this.#ready.clear();
+    });
+  }
+
+  /** The tab's ready session, attaching it once; the attach is shared by concurrent callers, each bounded by its own signal. */
+  acquire(tabId: string, signal: AbortSignal): Promise<TabSession> {
+    const ready = this.#ready.get(tabId);
+    if (ready && !ready.cdp.isClosed) {
+      ready.lastUsedAt = Date.now();
+      return Promise.resolve(ready);
+    }
+    let pending = this.#sessions.get(tabId);
+    if (!pending) {
+      pending = this.#attach(tabId);
+      this.#sessions.set(tabId, pending);
+    }
+    return raceSignal(pending, signal);
+  }
+
+  /** Debug counters: sessions attached since start, and live now. */
+  stats(): { attaches: number; live: number } {
+    return { attaches: this.#attaches, live: this.#ready.size };
+  }
+
+  /** Detaches every session (graceful shutdown), each with a short deadline. */
+  async detachAll(): Promise<void> {
+    const tabs = [...this.#ready.values()];
+    this.#ready.clear();
+    this.#sessions.clear();
+    if (!this.#browser.isUp) return;
+    const connection = this.#browser.connection();
+    await Promise.allSettled(
+      tabs.map((tab) => connection.send("Target.detachFromTarget", { sessionId: tab.cdp.id }, { timeoutMs: DETACH_TIMEOUT_MS })),
+    );
+  }
+
+  async #attach(tabId: string): Promise<TabSession> {
+    this.#evictIfFull();
+    try {
+      const tab = await TabSession.open(this.#browser.connection(), tabId, this.#options.dialogPolicy, {
+        timeoutMs: CDP_COMMAND_TIMEOUT_MS,
+      });
+      this.#attaches++;
+      if (this.#sessions.has(tabId)) this.#ready.set(tabId, tab);
+      return tab;
+    } catch (error) {
+      this.#sessions.delete(tabId);
+      if (error instanceof HubError && error.errorName !== "TIMEOUT") throw error;
+      if (!this.#browser.page(tabId)) throw new HubError("TARGET_CLOSED", `tab ${tabId} closed before the hub could attach`);
+      throw error;
+    }
+  }
+
+  #evictIfFull(): void {
+    if (this.#ready.size < this.#options.maxSessions) return;
+    const idle = [...this.#ready.values()].filter((tab) => !tab.isBusy).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
+    if (!idle) return;
+    log.info("session cap reached; detaching the least recently used", { tabId: idle.tabId });
+    const sessionId = idle.cdp.id;
+    this.#drop(idle.tabId, new HubError("TARGET_CLOSED", `the session of tab ${idle.tabId} was recycled`));
+    if (this.#browser.isUp) {
+      this.#browser.connection().send("Target.detachFromTarget", { sessionId }, { timeoutMs: DETACH_TIMEOUT_MS }).catch(() => {});
+    }
+  }
+
+  #drop(tabId: string, error: HubError): void {
+    const tab = this.#ready.get(tabId);
+    this.#ready.delete(tabId);
+    this.#sessions.delete(tabId);
+    if (tab && this.#browser.isUp) this.#browser.connection().dropSession(tab.cdp.id, error);
+  }
+}

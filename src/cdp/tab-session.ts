@@ -1,0 +1,90 @@
+import type { Protocol } from "devtools-protocol";
+import { log } from "../log.js";
+import type { CommandOptions } from "./callback-registry.js";
+import type { CdpConnection, CommandName, CommandParams, CommandResult, EventName, EventParams } from "./connection.js";
+import type { CdpSession } from "./session.js";
+
+/** How the hub answers JavaScript dialogs so that no call hangs on one. */
+export type DialogPolicy = "accept" | "dismiss";
+
+const NAVIGATED_EVENT = "tabwire.navigated";
+
+/**
+ * A tab's pooled CDP session with its domains enabled once: dialogs answered by policy, main-frame navigations
+ * announced, and a count of the hub's evaluations running on it (terminateExecution is only safe while one runs).
+ */
+export class TabSession {
+  readonly tabId: string;
+  readonly cdp: CdpSession;
+  lastUsedAt = Date.now();
+  #running = 0;
+
+  private constructor(cdp: CdpSession, dialogPolicy: DialogPolicy) {
+    this.cdp = cdp;
+    this.tabId = cdp.targetId;
+    cdp.on("Page.javascriptDialogOpening", (event: Protocol.Page.JavascriptDialogOpeningEvent) => {
+      void this.#answerDialog(event, dialogPolicy);
+    });
+    cdp.on("Page.frameNavigated", (event: Protocol.Page.FrameNavigatedEvent) => {
+      if (event.frame.parentId === undefined) this.#onNavigated();
+    });
+    cdp.on("Runtime.executionContextsCleared", () => this.#onNavigated());
+  }
+
+  /** Attaches a flattened session to `tabId` and enables the domains every call relies on. */
+  static async open(connection: CdpConnection, tabId: string, dialogPolicy: DialogPolicy, options: CommandOptions): Promise<TabSession> {
+    const { sessionId } = await connection.send("Target.attachToTarget", { targetId: tabId, flatten: true }, options);
+    const tab = new TabSession(connection.createSession(sessionId, tabId), dialogPolicy);
+    await Promise.all([
+      tab.send("Runtime.enable", undefined, options),
+      tab.send("Page.enable", undefined, options),
+      tab.send("Page.setLifecycleEventsEnabled", { enabled: true }, options),
+    ]);
+    return tab;
+  }
+
+  /** Sends a command on the tab's session. */
+  send<M extends CommandName>(method: M, params?: CommandParams<M>, options?: CommandOptions): Promise<CommandResult<M>> {
+    this.lastUsedAt = Date.now();
+    return this.cdp.send(method, params, options);
+  }
+
+  /** Subscribes to a typed event of this tab; returns the disposer. */
+  listen<E extends EventName>(event: E, listener: (params: EventParams<E>) => void): () => void {
+    return this.cdp.listen(event, listener);
+  }
+
+  /** Whether one of the hub's evaluations is running on the tab. */
+  get isBusy(): boolean {
+    return this.#running > 0;
+  }
+
+  /** Marks an evaluation as running until the returned function is called. */
+  beginCall(): () => void {
+    this.#running++;
+    let ended = false;
+    return () => {
+      if (!ended) this.#running--;
+      ended = true;
+    };
+  }
+
+  /** Calls `listener` when the main frame navigates (a new document replaces the one calls ran in); returns the disposer. */
+  onNavigated(listener: () => void): () => void {
+    this.cdp.on(NAVIGATED_EVENT, listener);
+    return () => this.cdp.off(NAVIGATED_EVENT, listener);
+  }
+
+  #onNavigated(): void {
+    this.cdp.emit(NAVIGATED_EVENT);
+  }
+
+  async #answerDialog(event: Protocol.Page.JavascriptDialogOpeningEvent, policy: DialogPolicy): Promise<void> {
+    try {
+      await this.send("Page.handleJavaScriptDialog", { accept: policy === "accept" });
+      log.info("answered a dialog", { tabId: this.tabId, type: event.type, accept: policy === "accept" });
+    } catch (error) {
+      log.warn("cannot answer a dialog", { tabId: this.tabId, error: (error as Error).message });
+    }
+  }
+}

@@ -1,0 +1,98 @@
+import { HubError } from "../errors.js";
+import type { Browser, PageInfo } from "../cdp/browser.js";
+import { formatTarget, parseTarget } from "./target-id.js";
+
+/** Who is calling: the base client ids their token reaches, or null for every client. */
+export interface Caller {
+  scope: ReadonlySet<string> | null;
+}
+
+/** A tab as tabs.list shows it. */
+export interface TabEntry {
+  target: string;
+  clientId: string;
+  tabId: string;
+  url: string;
+  title: string;
+  agent: null | "connected" | "ready";
+}
+
+/** A client as clients.list shows it. */
+export interface ClientEntry {
+  clientId: string;
+  agent: null | { state: "connected" | "ready"; connectedAt: number };
+  tabs: string[];
+}
+
+/**
+ * The registry of clients keyed by `clientId:tabId`: the one place that answers which tab a target names and
+ * whether a caller may see it. A tab nobody claimed belongs to the default client.
+ */
+export class ClientManager {
+  #browser: Browser;
+  #defaultClientId: string;
+  #owners = new Map<string, string>();
+
+  constructor(browser: Browser, defaultClientId: string) {
+    this.#browser = browser;
+    this.#defaultClientId = defaultClientId;
+    browser.on("pageDestroyed", (tabId: string) => this.#owners.delete(tabId));
+    browser.on("disconnected", () => this.#owners.clear());
+  }
+
+  /** The base client that owns a tab. */
+  ownerOf(tabId: string): string {
+    return this.#owners.get(tabId) ?? this.#defaultClientId;
+  }
+
+  /** Gives a tab to a client (tabs.open with clientId, or an agent registering from it). */
+  claim(tabId: string, clientId: string): void {
+    if (clientId === this.#defaultClientId) this.#owners.delete(tabId);
+    else this.#owners.set(tabId, clientId);
+  }
+
+  /** Whether the caller's token reaches this base client. */
+  canSee(caller: Caller, clientId: string): boolean {
+    return caller.scope === null || caller.scope.has(clientId);
+  }
+
+  /** The page tabs the caller may see, optionally of one client; BROWSER_UNAVAILABLE while Chrome is away. */
+  tabs(caller: Caller, clientId?: string): TabEntry[] {
+    this.#browser.connection();
+    const entries: TabEntry[] = [];
+    for (const page of this.#browser.pages()) {
+      const owner = this.ownerOf(page.tabId);
+      if ((clientId === undefined || owner === clientId) && this.canSee(caller, owner)) entries.push(this.#entry(owner, page));
+    }
+    return entries;
+  }
+
+  /** The clients the caller may see, each with its tabs. */
+  clients(caller: Caller): ClientEntry[] {
+    const byClient = new Map<string, ClientEntry>();
+    for (const tab of this.tabs(caller)) {
+      let client = byClient.get(tab.clientId);
+      if (!client) {
+        client = { clientId: tab.clientId, agent: null, tabs: [] };
+        byClient.set(tab.clientId, client);
+      }
+      client.tabs.push(tab.target);
+    }
+    return [...byClient.values()];
+  }
+
+  /** The tab a target names, if it exists, belongs to that client and the caller may see it; else TARGET_NOT_FOUND. */
+  resolve(target: string, caller: Caller): TabEntry {
+    const { clientId, tabId } = parseTarget(target);
+    this.#browser.connection();
+    const page = this.#browser.page(tabId);
+    if (!page || this.ownerOf(tabId) !== clientId || !this.canSee(caller, clientId)) {
+      throw new HubError("TARGET_NOT_FOUND", `no tab ${target}; list tabs with tabs.list`);
+    }
+    return this.#entry(clientId, page);
+  }
+
+  #entry(clientId: string, page: PageInfo): TabEntry {
+    return { target: formatTarget(clientId, page.tabId), clientId, tabId: page.tabId, url: page.url, title: page.title, agent: null };
+  }
+}

@@ -1,0 +1,90 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { WebSocketServer, type WebSocket } from "ws";
+import { Browser } from "./cdp/browser.js";
+import { SessionPool } from "./cdp/session-pool.js";
+import { ClientManager } from "./clients/client-manager.js";
+import type { Config } from "./config.js";
+import { handleHttp } from "./http/routes.js";
+import { log } from "./log.js";
+import { METHODS } from "./methods/index.js";
+import { loadOpenRpc, ParamsValidator } from "./rpc/params-validator.js";
+import { Router } from "./rpc/router.js";
+import type { HubServices } from "./services.js";
+import { Authenticator } from "./transport/auth.js";
+import { Heartbeat } from "./transport/heartbeat.js";
+import { RpcPeer } from "./transport/rpc-peer.js";
+import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
+
+/** A running hub. */
+export interface Hub {
+  /** The port it listens on (useful with PORT=0). */
+  port: number;
+  /** ws://host:port */
+  url: string;
+  services: HubServices;
+  /** Graceful shutdown: sockets closed with 1001, in-flight calls cancelled, sessions detached, Chrome stopped. */
+  stop(): Promise<void>;
+}
+
+const CLOSE_WAIT_MS = 1_000;
+
+/** Builds every part of the hub, connects to Chrome and starts listening. */
+export async function startHub(config: Config): Promise<Hub> {
+  const browser = new Browser(config);
+  await browser.start();
+  const services: HubServices = {
+    config,
+    browser,
+    pool: new SessionPool(browser, { maxSessions: config.maxSessions, dialogPolicy: config.dialogPolicy }),
+    clients: new ClientManager(browser, config.defaultClientId),
+  };
+  const router = new Router({ methods: METHODS, services, validator: new ParamsValidator(loadOpenRpc()), ...config });
+  const authenticator = new Authenticator(config.tokens);
+  const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
+  const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
+  const sockets = new Set<WebSocket>();
+  const server = http.createServer((request, response) => handleHttp(request, response, services));
+  server.on("upgrade", (request, socket, head) => {
+    const decision = decideUpgrade(request, { authenticator, allowedOrigins: config.allowedOrigins });
+    if ("status" in decision) return refuseUpgrade(socket, decision);
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      sockets.add(ws);
+      ws.once("close", () => sockets.delete(ws));
+      heartbeat.track(ws);
+      new RpcPeer(ws, { router, scope: decision.grant.scope, peer: decision.peer, highWaterBytes: config.sendHighWaterBytes });
+    });
+  });
+  if (authenticator.isOpen) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
+  const port = await listen(server, config.host, config.port);
+  log.info("tabwire is listening", { url: `ws://${config.host}:${port}/rpc` });
+  const stop = async (): Promise<void> => {
+    heartbeat.stop();
+    server.close();
+    await closeAll(sockets);
+    await services.pool.detachAll();
+    await browser.stop();
+    server.closeAllConnections();
+  };
+  return { port, url: `ws://${config.host}:${port}`, services, stop };
+}
+
+function listen(server: http.Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Closes every socket with 1001 and waits for the close handshakes, terminating the ones that do not finish in time. */
+async function closeAll(sockets: Set<WebSocket>): Promise<void> {
+  const closed = [...sockets].map((ws) => new Promise((resolve) => ws.once("close", resolve)));
+  for (const ws of sockets) ws.close(1001, "the hub is shutting down");
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+  clearTimeout(timer);
+  for (const ws of sockets) ws.terminate();
+}

@@ -1,0 +1,103 @@
+import path from "node:path";
+import winston from "winston";
+import type { Config } from "./config.js";
+
+const SECRET_KEY = /token|authorization|secret|password|api[-_]?key|cookie/i;
+const REDACTED = "[redacted]";
+
+let secrets: readonly string[] = [];
+
+/** Replaces configured secrets in a string; cheap enough for every log line. */
+export function redact(text: string): string {
+  let out = text;
+  for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out;
+}
+
+function scrub(value: unknown, depth: number): unknown {
+  if (typeof value === "string") return redact(value);
+  if (depth > 4 || value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map((item) => scrub(item, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) out[key] = SECRET_KEY.test(key) ? REDACTED : scrub(item, depth + 1);
+  return out;
+}
+
+// Winston keeps level and message on symbol keys too, so scrub in place rather than copy.
+const redactFormat = winston.format((info) => {
+  for (const key of Object.keys(info)) {
+    info[key] = SECRET_KEY.test(key) ? REDACTED : scrub(info[key], 0);
+  }
+  return info;
+});
+
+const readable = winston.format.printf((info) => {
+  const { level, message, timestamp, ...rest } = info;
+  const extra = Object.keys(rest).length > 0 ? ` ${JSON.stringify(rest)}` : "";
+  return `${String(timestamp)} ${level} ${String(message)}${extra}`;
+});
+
+function consoleTransport(level: string): winston.transport {
+  return new winston.transports.Console({
+    level,
+    stderrLevels: ["error", "warn", "info", "http", "verbose", "debug", "silly"],
+    format: winston.format.combine(winston.format.timestamp(), readable),
+  });
+}
+
+/** The hub's logger: JSON lines in logs/combined.log and logs/error.log, readable lines on stderr. */
+export const log = winston.createLogger({
+  level: "info",
+  format: winston.format.combine(redactFormat(), winston.format.timestamp(), winston.format.json()),
+  transports: [consoleTransport("info")],
+});
+
+const apiLogger = winston.createLogger({
+  level: "info",
+  format: winston.format.combine(redactFormat(), winston.format.timestamp(), winston.format.json()),
+  transports: [],
+  silent: true,
+});
+
+/** One line per request in logs/api.log; never params or secrets. */
+export interface ApiLogEntry {
+  method: string;
+  target?: string;
+  durationMs: number;
+  outcome: string;
+  peer: string;
+}
+
+/** Writes one request line to logs/api.log. */
+export function logApi(entry: ApiLogEntry): void {
+  apiLogger.info("request", entry);
+}
+
+/** Points the loggers at the configured directory and level, and learns the secrets to redact. */
+export function configureLogging(config: Config, extraSecrets: readonly string[] = []): void {
+  secrets = [...config.tokens.map((grant) => grant.token), ...extraSecrets].filter((s) => s.length > 0);
+  const file = (name: string, level?: string): winston.transport =>
+    new winston.transports.File({
+      filename: path.join(config.logDir, name),
+      maxsize: config.logMaxBytes,
+      maxFiles: config.logMaxFiles,
+      tailable: true,
+      ...(level ? { level } : {}),
+    });
+  log.clear();
+  log.level = config.logLevel;
+  log.add(consoleTransport(config.logLevel));
+  log.add(file("combined.log"));
+  log.add(file("error.log", "error"));
+  apiLogger.clear();
+  apiLogger.add(file("api.log"));
+  apiLogger.silent = false;
+}
+
+/** Closes the log files so a stopping process loses no lines. */
+export function closeLogging(): void {
+  apiLogger.silent = true;
+  apiLogger.clear();
+  log.clear();
+  log.add(consoleTransport(log.level));
+}

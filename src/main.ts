@@ -1,0 +1,45 @@
+import { ConfigError, loadConfig } from "./config.js";
+import { LaunchError } from "./cdp/chrome-launcher.js";
+import { startHub } from "./hub.js";
+import { closeLogging, configureLogging, log } from "./log.js";
+
+/** Starts the hub from the environment and stops it gracefully on SIGINT or SIGTERM. */
+export async function serve(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`tabwire: bad configuration: ${error.message}\n`);
+    process.exit(2);
+  }
+  configureLogging(config);
+  let hub;
+  try {
+    hub = await startHub(config);
+  } catch (error) {
+    log.error(`cannot start: ${(error as Error).message}`);
+    process.exitCode = error instanceof LaunchError ? 3 : 1;
+    closeLogging();
+    return;
+  }
+  process.stdout.write(`tabwire listening on ${hub.url}/rpc\n`);
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info("shutting down", { signal });
+    hub.stop().then(
+      () => {
+        closeLogging();
+        process.exit(0);
+      },
+      (error: unknown) => {
+        log.error("shutdown failed", { error: (error as Error).message });
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", () => shutdown("SIGINT"));
+  process.on("SIGTERM", () => shutdown("SIGTERM"));
+}

@@ -1,0 +1,23 @@
+import { navigateTab, type WaitUntil } from "../runtime/navigate-tab.js";
+import { checkUrlAllowed } from "../runtime/url-policy.js";
+import { acquireTab, defineMethod } from "../services.js";
+
+interface NavigateParams {
+  target: string;
+  url: string;
+  waitUntil: WaitUntil;
+}
+
+/** `navigate`: loads a URL in the tab and answers with where it ended up. */
+export const navigate = defineMethod<NavigateParams>({
+  name: "navigate",
+  async run(params, call) {
+    checkUrlAllowed(params.url, call.services.config.allowUrlSchemes);
+    const { tab } = await acquireTab(call, params.target);
+    await navigateTab(tab, params.url, params.waitUntil, call.budget);
+    const { browser } = call.services;
+    const { targetInfo } = await browser.connection().send("Target.getTargetInfo", { targetId: tab.tabId }, { signal: call.budget.signal });
+    browser.notePage(targetInfo);
+    return { url: targetInfo.url, title: targetInfo.title };
+  },
+});

@@ -1,0 +1,7 @@
+import { defineMethod } from "../services.js";
+
+/** `ping`: the hub is alive; answers its clock. */
+export const ping = defineMethod({
+  name: "ping",
+  run: () => Promise.resolve({ pong: true, time: Date.now() }),
+});

@@ -1,0 +1,16 @@
+import { defineMethod } from "../services.js";
+
+interface TabsActivateParams {
+  target: string;
+}
+
+/** `tabs.activate`: brings the tab to the front. */
+export const tabsActivate = defineMethod<TabsActivateParams>({
+  name: "tabs.activate",
+  async run(params, call) {
+    const { browser, clients } = call.services;
+    const { tabId } = clients.resolve(params.target, call.connection);
+    await browser.connection().send("Target.activateTarget", { targetId: tabId }, { signal: call.budget.signal });
+    return { activated: true };
+  },
+});

@@ -1,0 +1,51 @@
+import { HubError } from "../errors.js";
+import { formatTarget } from "../clients/target-id.js";
+import { navigateTab, type WaitUntil } from "../runtime/navigate-tab.js";
+import { checkUrlAllowed } from "../runtime/url-policy.js";
+import { defineMethod, type HubCall } from "../services.js";
+
+interface TabsOpenParams {
+  clientId?: string;
+  url: string;
+  background: boolean;
+  waitUntil: WaitUntil;
+}
+
+const CLOSE_TIMEOUT_MS = 2_000;
+
+/** `tabs.open`: a new tab for a client, loaded to `waitUntil`; a tab whose load fails is closed again. */
+export const tabsOpen = defineMethod<TabsOpenParams>({
+  name: "tabs.open",
+  async run(params, call) {
+    const { browser, clients, pool, config } = call.services;
+    checkUrlAllowed(params.url, config.allowUrlSchemes);
+    const clientId = ownerFor(params.clientId, call);
+    const direct = params.waitUntil === "none" || params.url === "about:blank";
+    const connection = browser.connection();
+    const { targetId } = await connection.send(
+      "Target.createTarget",
+      { url: direct ? params.url : "about:blank", background: params.background },
+      { signal: call.budget.signal },
+    );
+    clients.claim(targetId, clientId);
+    try {
+      if (!direct) await navigateTab(await pool.acquire(targetId, call.budget.signal), params.url, params.waitUntil, call.budget);
+      const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { signal: call.budget.signal });
+      browser.notePage(targetInfo);
+      return { target: formatTarget(clientId, targetId), clientId, tabId: targetId, url: targetInfo.url };
+    } catch (error) {
+      connection.send("Target.closeTarget", { targetId }, { timeoutMs: CLOSE_TIMEOUT_MS }).catch(() => {});
+      throw error;
+    }
+  },
+});
+
+/** The client the new tab belongs to: the one asked for, else a scoped token's first client, else the default. */
+function ownerFor(requested: string | undefined, call: HubCall): string {
+  const { scope } = call.connection;
+  const clientId = requested ?? (scope ? [...scope][0] : undefined) ?? call.services.config.defaultClientId;
+  if (!call.services.clients.canSee(call.connection, clientId)) {
+    throw new HubError("FORBIDDEN", `this token may not open tabs for client ${clientId}; use one of its own clients`);
+  }
+  return clientId;
+}

@@ -1,0 +1,145 @@
+import { JSONRPCServer, type JSONRPCResponse } from "json-rpc-2.0";
+import { Budget } from "../budget.js";
+import { ErrorCode, HubError, toWireError, type ErrorName } from "../errors.js";
+import { log, logApi } from "../log.js";
+import { errorResponse, parseFrame, type InvalidItem, type JsonRpcResponse, type RequestItem } from "./envelope.js";
+import type { CallContext, ConnectionState, MethodDefinition } from "./method.js";
+import type { ParamsValidator } from "./params-validator.js";
+
+/** What the router needs: the method list, the services handed to every handler, and the limits. */
+export interface RouterOptions<S> {
+  methods: readonly MethodDefinition<S>[];
+  services: S;
+  validator: ParamsValidator;
+  maxBatch: number;
+  maxInflight: number;
+  defaultTimeoutMs: number;
+  maxTimeoutMs: number;
+  allowMissingVersion?: boolean;
+}
+
+// A handler that overruns its budget is answered anyway this long after the deadline (PROTOCOL.md allows 250 ms).
+const ANSWER_GRACE_MS = 220;
+const CODE_NAMES = new Map<number, ErrorName>(Object.entries(ErrorCode).map(([name, code]) => [code, name as ErrorName]));
+
+/** Turns frames into responses: envelope rules, limits, params validation, budgets and cancellation, then the handler. */
+export class Router<S> {
+  #options: RouterOptions<S>;
+  // The library would print every error a method throws; the hub logs what matters itself.
+  #server = new JSONRPCServer<CallContext<S>>({ errorListener: () => {} });
+
+  constructor(options: RouterOptions<S>) {
+    this.#options = options;
+    for (const method of options.methods) {
+      if (!options.validator.has(method.name)) throw new Error(`method ${method.name} is missing from the OpenRPC document`);
+      this.#server.addMethod(method.name, (params: object, call: CallContext<S>) => method.run(params, call));
+    }
+    this.#server.mapErrorToJSONRPCErrorResponse = (id, error: unknown) => {
+      if (!(error instanceof HubError)) log.error("a method failed unexpectedly", { error: (error as Error)?.stack ?? String(error) });
+      return { jsonrpc: "2.0", id, error: toWireError(error) };
+    };
+  }
+
+  /** Answers one text frame: the serialized response, or null when nothing is owed (notifications only). */
+  async handleFrame(text: string, connection: ConnectionState): Promise<string | null> {
+    const envelope = parseFrame(text, { maxBatch: this.#options.maxBatch, allowMissingVersion: this.#options.allowMissingVersion ?? false });
+    if (envelope.kind === "frame-error") return JSON.stringify(envelope.response);
+    if (envelope.kind === "single") {
+      const response = await this.#handleItem(envelope.item, connection);
+      return response ? JSON.stringify(response) : null;
+    }
+    const responses = await Promise.all(envelope.items.map((item) => this.#handleItem(item, connection)));
+    const owed = responses.filter((response) => response !== null);
+    return owed.length > 0 ? JSON.stringify(owed) : null;
+  }
+
+  async #handleItem(item: RequestItem | InvalidItem, connection: ConnectionState): Promise<JsonRpcResponse | JSONRPCResponse | null> {
+    if (item.kind === "invalid") return item.response;
+    const started = performance.now();
+    const response = await this.#dispatch(item, connection);
+    const params = item.params as { target?: unknown } | undefined;
+    logApi({
+      method: item.method.slice(0, 100),
+      ...(typeof params?.target === "string" ? { target: params.target.slice(0, 300) } : {}),
+      durationMs: Math.round((performance.now() - started) * 100) / 100,
+      outcome: "error" in response && response.error ? (CODE_NAMES.get(response.error.code) ?? String(response.error.code)) : "ok",
+      peer: connection.peer,
+    });
+    return item.id === undefined ? null : response;
+  }
+
+  async #dispatch(item: RequestItem, connection: ConnectionState): Promise<JsonRpcResponse | JSONRPCResponse> {
+    const id = item.id ?? null;
+    const { maxInflight, defaultTimeoutMs } = this.#options;
+    if (connection.inflight.size >= maxInflight) {
+      return errorResponse(id, ErrorCode.OVERLOADED, `${maxInflight} requests are already in flight on this connection (MAX_INFLIGHT); retry when some are answered`);
+    }
+    if (!this.#server.hasMethod(item.method)) {
+      return errorResponse(id, ErrorCode.METHOD_NOT_FOUND, `method "${item.method.slice(0, 100)}" does not exist; the methods are listed in protocol/tabwire.openrpc.json`);
+    }
+    let params: Record<string, unknown>;
+    try {
+      params = this.#checkParams(item);
+    } catch (error) {
+      return { jsonrpc: "2.0", id, error: toWireError(error) };
+    }
+    if (item.id !== undefined && connection.inflight.has(item.id)) {
+      return errorResponse(id, ErrorCode.INVALID_REQUEST, `Invalid Request: a request with id ${JSON.stringify(item.id)} is still in flight on this connection; use a new id`);
+    }
+    const { controller, done } = connection.inflight.add(item.id);
+    const budget = new Budget(typeof params.timeoutMs === "number" ? params.timeoutMs : defaultTimeoutMs, controller.signal);
+    const call: CallContext<S> = { services: this.#options.services, connection, budget, id: item.id };
+    try {
+      const request = { jsonrpc: "2.0" as const, id, method: item.method, params };
+      const response = await answerWithin(this.#server.receive(request, call), budget);
+      return response ?? { jsonrpc: "2.0", id, result: null };
+    } catch (error) {
+      return { jsonrpc: "2.0", id, error: toWireError(error) };
+    } finally {
+      budget.dispose();
+      done();
+    }
+  }
+
+  #checkParams(item: RequestItem): Record<string, unknown> {
+    if (Array.isArray(item.params)) {
+      throw new HubError("INVALID_PARAMS", `params of ${item.method} must be an object of named params, not an array`, {
+        errors: [{ path: "/", message: "must be an object" }],
+      });
+    }
+    const params = (item.params ?? {}) as Record<string, unknown>;
+    this.#options.validator.validate(item.method, params);
+    const { maxTimeoutMs } = this.#options;
+    if (typeof params.timeoutMs === "number" && params.timeoutMs > maxTimeoutMs) {
+      throw new HubError("INVALID_PARAMS", `timeoutMs ${params.timeoutMs} is above MAX_TIMEOUT_MS (${maxTimeoutMs})`, {
+        errors: [{ path: "/timeoutMs", message: `must be at most ${maxTimeoutMs}` }],
+      });
+    }
+    return params;
+  }
+}
+
+/** Settles like `work`, but never later than ANSWER_GRACE_MS after the budget ends, with the budget's reason. */
+function answerWithin<T>(work: PromiseLike<T>, budget: Budget): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const onAbort = (): void => {
+      timer = setTimeout(() => reject(budget.signal.reason as Error), ANSWER_GRACE_MS);
+    };
+    budget.signal.addEventListener("abort", onAbort, { once: true });
+    const finish = (): void => {
+      clearTimeout(timer);
+      budget.signal.removeEventListener("abort", onAbort);
+    };
+    work.then(
+      (value) => {
+        finish();
+        resolve(value);
+      },
+      (error: unknown) => {
+        finish();
+        reject(error as Error);
+      },
+    );
+  });
+}

@@ -1,0 +1,50 @@
+import type { Budget } from "../budget.js";
+import type { TabSession } from "../cdp/tab-session.js";
+import { exceptionToError } from "./exception.js";
+import { prepareExpression } from "./expression.js";
+import { guardedCall, nextObjectGroup } from "./guarded-call.js";
+import { applyMaxSize, asSerializationError, readResult, type EvaluateResult } from "./remote-value.js";
+
+/** The params of `evaluate` once validated and defaulted. */
+export interface EvaluateOptions {
+  expression: string;
+  awaitPromise: boolean;
+  isolate: boolean;
+  args: readonly unknown[];
+  maxSize?: number;
+  captureConsole: boolean;
+}
+
+const RELEASE_TIMEOUT_MS = 1_000;
+
+/** Evaluates code in the tab's page with a user gesture, in one CDP round trip when the result is a primitive. */
+export function evaluateInTab(tab: TabSession, options: EvaluateOptions, budget: Budget): Promise<EvaluateResult> {
+  const prepared = prepareExpression(options.expression, options.isolate);
+  const objectGroup = nextObjectGroup();
+  return guardedCall(tab, budget, options.captureConsole, async () => {
+    let holdsObjects = false;
+    try {
+      const response = await tab
+        .send(
+          "Runtime.evaluate",
+          {
+            expression: prepared.expression,
+            awaitPromise: options.awaitPromise,
+            userGesture: true,
+            objectGroup,
+            ...(prepared.replMode ? { replMode: true } : {}),
+          },
+          { signal: budget.signal },
+        )
+        .catch((error: unknown) => Promise.reject(asSerializationError(error)));
+      holdsObjects = response.result.objectId !== undefined || response.exceptionDetails !== undefined;
+      if (response.exceptionDetails) throw exceptionToError(response.exceptionDetails, prepared.columnOffset);
+      const context = { tab, signal: budget.signal, objectGroup, awaitPromise: options.awaitPromise, args: options.args };
+      return applyMaxSize(await readResult(context, response.result), options.maxSize);
+    } finally {
+      if (holdsObjects) {
+        tab.send("Runtime.releaseObjectGroup", { objectGroup }, { timeoutMs: RELEASE_TIMEOUT_MS }).catch(() => {});
+      }
+    }
+  });
+}

@@ -1,0 +1,99 @@
+import type { Budget } from "../budget.js";
+import { HubError, isHubError } from "../errors.js";
+import { log } from "../log.js";
+import type { TabSession } from "../cdp/tab-session.js";
+import { consoleLevel, consoleText } from "./console-text.js";
+import type { EvaluateResult } from "./remote-value.js";
+
+type ConsoleEntry = NonNullable<EvaluateResult["console"]>[number];
+
+const PROBE_TIMEOUT_MS = 100;
+const TERMINATE_TIMEOUT_MS = 100;
+const MAX_CAPTURED_MESSAGES = 1_000;
+const NAVIGATED = /Inspected target navigated or closed|Execution context was destroyed|Cannot find context with specified id/;
+
+let groupCounter = 0;
+
+/** A fresh object group name, so one call's remote objects are released without touching another's. */
+export function nextObjectGroup(): string {
+  return `tabwire-${++groupCounter}`;
+}
+
+/**
+ * Runs page code on a tab under the call's budget: captures the console while it runs, turns a navigation into
+ * PAGE_NAVIGATED, and past the deadline (or on cancel) stops a runaway script with Runtime.terminateExecution.
+ */
+export async function guardedCall(
+  tab: TabSession,
+  budget: Budget,
+  captureConsole: boolean,
+  run: () => Promise<EvaluateResult>,
+): Promise<EvaluateResult> {
+  const endCall = tab.beginCall();
+  let stopWatching = (): void => {};
+  // A navigation can leave an awaited promise pending forever in the old document, so the call fails at once.
+  const navigated = new Promise<never>((_resolve, reject) => {
+    stopWatching = tab.onNavigated(() => reject(pageNavigated()));
+  });
+  const captured: ConsoleEntry[] = [];
+  const stopCapture = captureConsole
+    ? tab.listen("Runtime.consoleAPICalled", (event) => {
+        if (captured.length < MAX_CAPTURED_MESSAGES) {
+          captured.push({ level: consoleLevel(event.type), text: consoleText(event.args), timestamp: event.timestamp });
+        }
+      })
+    : undefined;
+  try {
+    const result = await Promise.race([run(), navigated]);
+    if (captured.length > 0) result.console = captured;
+    return result;
+  } catch (error) {
+    throw await explainFailure(tab, budget, error);
+  } finally {
+    stopWatching();
+    stopCapture?.();
+    endCall();
+  }
+}
+
+async function explainFailure(tab: TabSession, budget: Budget, error: unknown): Promise<unknown> {
+  if (budget.isOver && error === budget.signal.reason) {
+    if (!budget.isTimedOut) {
+      void stopRunaway(tab);
+      return error;
+    }
+    const terminated = await stopRunaway(tab);
+    return new HubError("TIMEOUT", `the code did not finish within ${budget.timeoutMs} ms${terminated ? "; the hub stopped it" : ""}`, {
+      timeoutMs: budget.timeoutMs,
+      terminated,
+    });
+  }
+  if (isHubError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (NAVIGATED.test(message)) return tab.cdp.isClosed ? tab.cdp.closedBy : pageNavigated();
+  return error;
+}
+
+function pageNavigated(): HubError {
+  return new HubError("PAGE_NAVIGATED", "the page navigated or reloaded while the code ran; run it again on the new page");
+}
+
+/**
+ * Stops the page's script if it is still spinning: a trivial evaluate that does not answer quickly means the main
+ * thread is busy, and only then is terminateExecution sent, because when nothing runs it would kill the page's next script.
+ */
+async function stopRunaway(tab: TabSession): Promise<boolean> {
+  if (tab.cdp.isClosed) return false;
+  try {
+    await tab.send("Runtime.evaluate", { expression: "0", returnByValue: true }, { timeoutMs: PROBE_TIMEOUT_MS });
+    return false;
+  } catch (error) {
+    if (!isHubError(error, "TIMEOUT")) return false;
+  }
+  try {
+    await tab.send("Runtime.terminateExecution", undefined, { timeoutMs: TERMINATE_TIMEOUT_MS });
+  } catch (error) {
+    log.warn("terminateExecution did not answer in time", { tabId: tab.tabId, error: (error as Error).message });
+  }
+  return true;
+}

@@ -1,0 +1,60 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage } from "node:http";
+import type { TokenGrant } from "../config.js";
+
+/** What a caller's token grants: the base client ids it reaches, or null for all. */
+export interface Grant {
+  scope: ReadonlySet<string> | null;
+}
+
+interface StoredGrant {
+  digest: Buffer;
+  scope: ReadonlySet<string> | null;
+}
+
+const FULL_ACCESS: Grant = { scope: null };
+
+/** Checks presented tokens against the configured ones by constant-time comparison of their digests. */
+export class Authenticator {
+  #grants: StoredGrant[];
+
+  constructor(tokens: readonly TokenGrant[]) {
+    this.#grants = tokens.map((grant) => ({ digest: digest(grant.token), scope: grant.scope }));
+  }
+
+  /** Whether no token is configured (the hub then accepts loopback peers only). */
+  get isOpen(): boolean {
+    return this.#grants.length === 0;
+  }
+
+  /** The grant of a presented token, or null; with no tokens configured, everything is granted. */
+  check(token: string | null): Grant | null {
+    if (this.isOpen) return FULL_ACCESS;
+    if (token === null) return null;
+    // Digests have one length, so timingSafeEqual never throws, and every grant is compared.
+    const presented = digest(token);
+    let found: Grant | null = null;
+    for (const grant of this.#grants) if (timingSafeEqual(presented, grant.digest) && !found) found = { scope: grant.scope };
+    return found;
+  }
+}
+
+/** The token of a request: `Authorization: Bearer <token>` or `?token=<token>`. */
+export function tokenFromRequest(request: IncomingMessage, url: URL): string | null {
+  const header = request.headers.authorization;
+  if (header) {
+    const match = /^Bearer\s+(.+)$/i.exec(header.trim());
+    return match?.[1] ?? header.trim();
+  }
+  return url.searchParams.get("token");
+}
+
+/** Whether a peer address is this machine. */
+export function isLoopback(address: string | undefined): boolean {
+  if (!address) return false;
+  return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
+
+function digest(token: string): Buffer {
+  return createHash("sha256").update(token, "utf8").digest();
+}

@@ -1,0 +1,79 @@
+import WebSocket from "ws";
+import { v4 as uuidv4 } from "uuid";
+import { HubError } from "../errors.js";
+import { log } from "../log.js";
+import { InflightTable } from "../rpc/inflight.js";
+import type { ConnectionState } from "../rpc/method.js";
+import type { Router } from "../rpc/router.js";
+
+/** What a peer needs besides its socket. */
+export interface RpcPeerOptions<S> {
+  router: Router<S>;
+  scope: ReadonlySet<string> | null;
+  peer: string;
+  highWaterBytes: number;
+}
+
+// A socket that stays over the high-water mark this long is closed with 1013 (try again later).
+const OVER_HIGH_WATER_LIMIT_MS = 10_000;
+
+/** One orchestrator connection on /rpc: frames in, answers out, its in-flight calls cancelled when it closes. */
+export class RpcPeer<S> {
+  readonly state: ConnectionState;
+  #ws: WebSocket;
+  #options: RpcPeerOptions<S>;
+  #overSince: number | null = null;
+
+  constructor(ws: WebSocket, options: RpcPeerOptions<S>) {
+    this.#ws = ws;
+    this.#options = options;
+    this.state = { id: uuidv4(), scope: options.scope, peer: options.peer, inflight: new InflightTable() };
+    ws.on("message", (data) => this.#onMessage(data as Buffer));
+    ws.once("close", (code) => this.#onClose(code));
+    ws.on("error", (error) => log.debug("rpc socket error", { connection: this.state.id, error: error.message }));
+  }
+
+  /** Sends a notification unless the peer is too far behind, in which case it is dropped; returns whether it was sent. */
+  notify(method: string, params: object): boolean {
+    if (this.#isOverHighWater()) return false;
+    this.#send(JSON.stringify({ jsonrpc: "2.0", method, params }));
+    return true;
+  }
+
+  /** Closes the connection with a code and reason. */
+  close(code: number, reason: string): void {
+    this.#ws.close(code, reason);
+  }
+
+  // With the default binaryType every frame arrives as one Buffer; binary frames are read as UTF-8 JSON too.
+  #onMessage(data: Buffer): void {
+    this.#options.router.handleFrame(data.toString("utf8"), this.state).then(
+      (reply) => {
+        if (reply !== null) this.#send(reply);
+      },
+      (error: unknown) => log.error("cannot answer a frame", { connection: this.state.id, error: (error as Error).stack }),
+    );
+  }
+
+  #send(text: string): void {
+    if (this.#ws.readyState !== WebSocket.OPEN) return;
+    this.#ws.send(text);
+    this.#isOverHighWater();
+  }
+
+  #isOverHighWater(): boolean {
+    if (this.#ws.bufferedAmount <= this.#options.highWaterBytes) {
+      this.#overSince = null;
+      return false;
+    }
+    const now = Date.now();
+    this.#overSince ??= now;
+    if (now - this.#overSince > OVER_HIGH_WATER_LIMIT_MS) this.close(1013, "the connection stopped reading");
+    return true;
+  }
+
+  #onClose(code: number): void {
+    this.state.inflight.cancelAll(new HubError("CANCELLED", "the connection closed"));
+    log.info("rpc connection closed", { connection: this.state.id, code });
+  }
+}

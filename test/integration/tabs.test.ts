@@ -1,0 +1,171 @@
+import net from "node:net";
+import { expect } from "chai";
+import type { Hub } from "../../src/hub.js";
+import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
+import { RpcError, type TestRpcClient } from "../support/rpc-client.js";
+import { closeTab, evaluate, openTab } from "../support/tabs.js";
+import { connect, sharedHub } from "../support/test-hub.js";
+
+interface TabRow {
+  target: string;
+  clientId: string;
+  tabId: string;
+  url: string;
+  title: string;
+  agent: unknown;
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<number> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof RpcError) return error.code;
+    throw error;
+  }
+  throw new Error("the call succeeded but should have failed");
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe("tabs, clients and navigate (real hub, real Chromium)", function () {
+  this.timeout(30_000);
+  let hub: Hub;
+  let fixtures: FixtureServer;
+  let client: TestRpcClient;
+
+  before(async () => {
+    hub = await sharedHub();
+    fixtures = await startFixtureServer();
+    client = await connect(hub);
+  });
+  after(async () => {
+    await client.close();
+    await fixtures.close();
+  });
+
+  it("tabs.open loads the page and tabs.list shows it with its url and title", async () => {
+    const opened = await openTab(client, fixtures.url("index.html"));
+    try {
+      expect(opened.clientId).to.equal("local");
+      expect(opened.target).to.equal(`local:${opened.tabId}`);
+      expect(opened.url).to.equal(fixtures.url("index.html"));
+      const { tabs } = await client.call<{ tabs: TabRow[] }>("tabs.list");
+      expect(tabs.find((t) => t.target === opened.target)).to.deep.equal({
+        target: opened.target,
+        clientId: "local",
+        tabId: opened.tabId,
+        url: fixtures.url("index.html"),
+        title: "Fixture Home",
+        agent: null,
+      });
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+
+  it("a tab opened for a client is reached only by that client's composite id", async () => {
+    const opened = await openTab(client, fixtures.url("other.html"), { clientId: "alpha" });
+    try {
+      expect(opened.target).to.equal(`alpha:${opened.tabId}`);
+      expect((await evaluate(client, opened.target, "document.title")).value).to.equal("Other Page");
+      expect(await codeOf(evaluate(client, `local:${opened.tabId}`, "1"))).to.equal(-32002);
+      const { tabs } = await client.call<{ tabs: TabRow[] }>("tabs.list", { clientId: "alpha" });
+      expect(tabs.map((t) => t.target)).to.deep.equal([opened.target]);
+      const { clients } = await client.call<{ clients: { clientId: string; agent: unknown; tabs: string[] }[] }>("clients.list");
+      expect(clients.find((c) => c.clientId === "alpha")).to.deep.equal({ clientId: "alpha", agent: null, tabs: [opened.target] });
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+
+  it("tabs.close answers once the tab is gone; later calls find no tab", async () => {
+    const opened = await openTab(client);
+    expect(await client.call("tabs.close", { target: opened.target })).to.deep.equal({ closed: true });
+    const { tabs } = await client.call<{ tabs: TabRow[] }>("tabs.list");
+    expect(tabs.map((t) => t.target)).to.not.include(opened.target);
+    expect(await codeOf(evaluate(client, opened.target, "1"))).to.equal(-32002);
+  });
+
+  it("tabs.activate brings a tab forward", async () => {
+    const opened = await openTab(client, "about:blank", { background: true });
+    try {
+      expect(await client.call("tabs.activate", { target: opened.target })).to.deep.equal({ activated: true });
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+
+  it("tabs.open with waitUntil none answers before the page has loaded", async () => {
+    const opened = await openTab(client, `${fixtures.origin}/slow?ms=3000`, { waitUntil: "none" });
+    try {
+      expect(opened.target).to.match(/^local:/);
+      expect((await evaluate(client, opened.target, "location.href")).value).to.not.include("/slow");
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+
+  it("navigate loads a page and answers its url and title", async () => {
+    const opened = await openTab(client);
+    try {
+      expect(await client.call("navigate", { target: opened.target, url: fixtures.url("other.html") })).to.deep.equal({
+        url: fixtures.url("other.html"),
+        title: "Other Page",
+      });
+      expect((await evaluate(client, opened.target, "document.getElementById('which').textContent")).value).to.equal("other");
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+
+  it("a failed load is NAVIGATION_FAILED with Chrome's errorText", async () => {
+    const opened = await openTab(client);
+    try {
+      const error = await client.call("navigate", { target: opened.target, url: `http://127.0.0.1:${await closedPort()}/` }).catch((e: RpcError) => e);
+      expect(error).to.be.instanceOf(RpcError);
+      expect((error as RpcError).code).to.equal(-32012);
+      expect((error as RpcError).data).to.deep.equal({ errorText: "net::ERR_CONNECTION_REFUSED" });
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+
+  it("a load slower than the budget is TIMEOUT, answered within timeoutMs + 250 ms", async () => {
+    const opened = await openTab(client);
+    try {
+      const started = Date.now();
+      expect(await codeOf(client.call("navigate", { target: opened.target, url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }))).to.equal(-32001);
+      expect(Date.now() - started).to.be.below(750);
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+
+  it("file: and chrome: URLs are FORBIDDEN unless ALLOW_URL_SCHEMES names them; javascript: too", async () => {
+    expect(await codeOf(client.call("tabs.open", { url: "file:///etc/passwd" }))).to.equal(-32007);
+    expect(await codeOf(client.call("tabs.open", { url: "chrome://settings" }))).to.equal(-32007);
+    const opened = await openTab(client);
+    try {
+      expect(await codeOf(client.call("navigate", { target: opened.target, url: "javascript:alert(1)" }))).to.equal(-32007);
+      expect(await codeOf(client.call("navigate", { target: opened.target, url: "not a url" }))).to.equal(-32602);
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+
+  it("a data: URL opens", async () => {
+    const opened = await openTab(client, "data:text/html,<title>inline</title>");
+    try {
+      expect((await evaluate(client, opened.target, "document.title")).value).to.equal("inline");
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+});

@@ -1,0 +1,152 @@
+import net from "node:net";
+import { expect } from "chai";
+import WebSocket from "ws";
+import type { Hub } from "../../src/hub.js";
+import { startFixtureServer } from "../support/fixture-server.js";
+import { RpcError, TestRpcClient } from "../support/rpc-client.js";
+import { connect, startTestHub } from "../support/test-hub.js";
+
+const FULL = "full-access-token-1";
+const SECOND = "second-token-22222";
+const SCOPED = "scoped-to-alpha-333";
+
+async function refusal(promise: Promise<unknown>): Promise<number | undefined> {
+  try {
+    await promise;
+  } catch (error) {
+    return (error as { status?: number }).status;
+  }
+  throw new Error("the upgrade was accepted but should have been refused");
+}
+
+describe("transport: auth, origins, limits, heartbeat, shutdown (real hub)", function () {
+  this.timeout(30_000);
+  let hub: Hub;
+
+  before(async () => {
+    hub = await startTestHub({
+      HUB_TOKEN: FULL,
+      HUB_TOKENS: `${SECOND},${SCOPED}:alpha`,
+      ALLOWED_ORIGINS: "https://allowed.example",
+      MAX_PAYLOAD: "65536",
+      HEARTBEAT_INTERVAL_MS: "300",
+    });
+  });
+  after(async () => hub.stop());
+
+  it("two orchestrators with different tokens both work", async () => {
+    const one = await connect(hub, { token: FULL });
+    const two = await connect(hub, { token: SECOND });
+    expect(await one.call("ping")).to.have.property("pong", true);
+    expect(await two.call("ping")).to.have.property("pong", true);
+    await Promise.all([one.close(), two.close()]);
+  });
+
+  it("the token also works as ?token=", async () => {
+    const client = await TestRpcClient.connect(hub.url, { path: `/rpc?token=${FULL}` });
+    expect(await client.call("ping")).to.have.property("pong", true);
+    await client.close();
+  });
+
+  it("no token, a wrong one and one of the wrong length get 401 before any frame", async () => {
+    expect(await refusal(connect(hub))).to.equal(401);
+    expect(await refusal(connect(hub, { token: "full-access-token-2" }))).to.equal(401);
+    expect(await refusal(connect(hub, { token: "x" }))).to.equal(401);
+  });
+
+  it("a foreign Origin gets 403; an allowed one and none at all are let in", async () => {
+    expect(await refusal(connect(hub, { token: FULL, origin: "https://evil.example" }))).to.equal(403);
+    const allowed = await connect(hub, { token: FULL, origin: "https://allowed.example" });
+    await allowed.close();
+  });
+
+  it("an unknown path gets 404", async () => {
+    expect(await refusal(connect(hub, { token: FULL, path: "/nope" }))).to.equal(404);
+  });
+
+  it("a scoped token sees only its clients' tabs; others are TARGET_NOT_FOUND, as if missing", async () => {
+    const full = await connect(hub, { token: FULL });
+    const scoped = await connect(hub, { token: SCOPED });
+    const local = await full.call<{ target: string }>("tabs.open", {});
+    const mine = await scoped.call<{ target: string; clientId: string }>("tabs.open", {});
+    try {
+      expect(mine.clientId).to.equal("alpha");
+      const { tabs } = await scoped.call<{ tabs: { target: string }[] }>("tabs.list");
+      expect(tabs.map((t) => t.target)).to.deep.equal([mine.target]);
+      const hidden = await scoped.call("evaluate", { target: local.target, expression: "1" }).catch((e: RpcError) => e);
+      const missing = await scoped.call("evaluate", { target: "local:NOSUCHTAB", expression: "1" }).catch((e: RpcError) => e);
+      expect(hidden).to.be.instanceOf(RpcError);
+      expect((hidden as RpcError).code).to.equal(-32002);
+      expect((hidden as RpcError).message.replace(local.target, "X")).to.equal((missing as RpcError).message.replace("local:NOSUCHTAB", "X"));
+      expect((await scoped.call("tabs.open", { clientId: "local" }).catch((e: RpcError) => e)) as RpcError).to.have.property("code", -32007);
+      expect((await full.call("evaluate", { target: mine.target, expression: "2" })) as object).to.deep.equal({ type: "number", value: 2 });
+    } finally {
+      await full.call("tabs.close", { target: local.target });
+      await full.call("tabs.close", { target: mine.target });
+      await Promise.all([full.close(), scoped.close()]);
+    }
+  });
+
+  it("a frame over MAX_PAYLOAD closes the connection with 1009", async () => {
+    const client = await connect(hub, { token: FULL });
+    const closed = new Promise<number>((resolve) => client.ws.once("close", resolve));
+    client.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "ping", id: 1, params: { pad: "x".repeat(70_000) } }));
+    expect(await closed).to.equal(1009);
+  });
+
+  it("a peer that never answers pings is dropped within two heartbeat intervals", async () => {
+    const socket = net.connect(hub.port, "127.0.0.1");
+    await new Promise((resolve) => socket.once("connect", resolve));
+    const started = Date.now();
+    socket.write(
+      [
+        "GET /rpc HTTP/1.1",
+        `Host: 127.0.0.1:${hub.port}`,
+        "Upgrade: websocket",
+        "Connection: Upgrade",
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+        "Sec-WebSocket-Version: 13",
+        `Authorization: Bearer ${FULL}`,
+        "",
+        "",
+      ].join("\r\n"),
+    );
+    socket.resume();
+    await new Promise((resolve) => socket.once("close", resolve));
+    expect(Date.now() - started).to.be.below(3 * 300 + 200);
+  });
+
+  it("a connection that closes cancels its in-flight calls and stops their scripts", async () => {
+    const fixtures = await startFixtureServer();
+    const client = await connect(hub, { token: FULL });
+    const observer = await connect(hub, { token: FULL });
+    const { target } = await client.call<{ target: string }>("tabs.open", {});
+    try {
+      const expression = `fetch("${fixtures.origin}/mark?name=gone", { mode: "no-cors", keepalive: true }); while (true) {}`;
+      void client.call("evaluate", { target, expression, timeoutMs: 20_000 }).catch(() => undefined);
+      await fixtures.waitForMark("gone");
+      await client.close();
+      expect(await observer.call("evaluate", { target, expression: "1 + 1", timeoutMs: 3_000 })).to.deep.equal({ type: "number", value: 2 });
+    } finally {
+      await observer.call("tabs.close", { target });
+      await observer.close();
+      await fixtures.close();
+    }
+  });
+});
+
+describe("graceful shutdown", function () {
+  this.timeout(30_000);
+
+  it("stop() closes sockets with 1001, answers in-flight calls and stops Chrome", async () => {
+    const hub = await startTestHub();
+    const client = await connect(hub);
+    const pid = hub.services.browser.pid;
+    expect(pid).to.be.a("number");
+    const closed = new Promise<number>((resolve) => client.ws.once("close", resolve));
+    await hub.stop();
+    expect(await closed).to.equal(1001);
+    expect(() => process.kill(pid as number, 0)).to.throw();
+    expect(client.ws.readyState).to.equal(WebSocket.CLOSED);
+  });
+});

@@ -1,0 +1,80 @@
+import { readFile } from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CONTENT_TYPES: Readonly<Record<string, string>> = { ".html": "text/html; charset=utf-8", ".json": "application/json" };
+const PAGES_DIR = fileURLToPath(new URL("../../../test/fixtures/pages/", import.meta.url));
+
+/**
+ * A localhost server for the fixture pages in test/fixtures/pages, plus /slow?ms=N which answers late and
+ * /mark?name=X which a page calls to tell the test it got somewhere (e.g. just before it starts spinning).
+ */
+export interface FixtureServer {
+  origin: string;
+  url(page: string): string;
+  /** Resolves when a page has requested /mark?name=<name>, or rejects after `timeoutMs`. */
+  waitForMark(name: string, timeoutMs?: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the fixture server on a free loopback port. */
+export async function startFixtureServer(): Promise<FixtureServer> {
+  const marks = new Set<string>();
+  const markWaiters = new Map<string, () => void>();
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://fixture.invalid");
+    if (url.pathname === "/mark") {
+      const name = url.searchParams.get("name") ?? "";
+      marks.add(name);
+      markWaiters.get(name)?.();
+      response.writeHead(204, { "Access-Control-Allow-Origin": "*" });
+      response.end();
+      return;
+    }
+    void serve(request, response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    url: (page) => `${origin}/${page}`,
+    waitForMark: (name, timeoutMs = 10_000) =>
+      new Promise((resolve, reject) => {
+        if (marks.has(name)) return resolve();
+        const timer = setTimeout(() => reject(new Error(`no /mark?name=${name} within ${timeoutMs} ms`)), timeoutMs);
+        markWaiters.set(name, () => {
+          clearTimeout(timer);
+          markWaiters.delete(name);
+          resolve();
+        });
+      }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function serve(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+  const url = new URL(request.url ?? "/", "http://fixture.invalid");
+  if (url.pathname === "/slow") {
+    const ms = Math.min(Number(url.searchParams.get("ms") ?? "1000"), 30_000);
+    setTimeout(() => {
+      response.writeHead(200, { "Content-Type": "text/html" });
+      response.end("<title>slow</title><p>slow page</p>");
+    }, ms);
+    return;
+  }
+  const name = path.basename(url.pathname) || "index.html";
+  try {
+    const body = await readFile(path.join(PAGES_DIR, name));
+    response.writeHead(200, { "Content-Type": CONTENT_TYPES[path.extname(name)] ?? "application/octet-stream" });
+    response.end(body);
+  } catch {
+    response.writeHead(404, { "Content-Type": "text/plain" });
+    response.end("not found");
+  }
+}

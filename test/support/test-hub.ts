@@ -1,0 +1,48 @@
+import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { parseConfig } from "../../src/config.js";
+import { startHub, type Hub } from "../../src/hub.js";
+import { configureLogging } from "../../src/log.js";
+import { TestRpcClient, type ConnectOptions } from "./rpc-client.js";
+
+/** Fails at once, with the install command, when the test machine has no Chromium. */
+export function requireChromium(): void {
+  if (process.env.CHROME_PATH || existsSync("/usr/bin/chromium")) return;
+  throw new Error("Chromium is missing: install it with `sudo apt-get install -y chromium` (or run `npm run setup`)");
+}
+
+/** Starts a real hub on a loopback port 0 with an embedded headless Chromium; `env` overrides settings. */
+export async function startTestHub(env: Record<string, string> = {}): Promise<Hub> {
+  requireChromium();
+  const config = parseConfig({
+    PORT: "0",
+    LOG_LEVEL: "error",
+    LOG_DIR: path.join(os.tmpdir(), "tabwire-test-logs"),
+    ...(process.env.CHROME_PATH ? { CHROME_PATH: process.env.CHROME_PATH } : {}),
+    ...env,
+  });
+  configureLogging(config);
+  return startHub(config);
+}
+
+let shared: Promise<Hub> | null = null;
+
+/** One hub shared by the integration tests that need no special settings; stopped after the run. */
+export function sharedHub(): Promise<Hub> {
+  shared ??= startTestHub();
+  return shared;
+}
+
+/** Stops the shared hub, if one was started. */
+export async function stopSharedHub(): Promise<void> {
+  if (!shared) return;
+  const hub = await shared;
+  shared = null;
+  await hub.stop();
+}
+
+/** Connects a test client to a hub's /rpc. */
+export function connect(hub: Hub, options?: ConnectOptions): Promise<TestRpcClient> {
+  return TestRpcClient.connect(hub.url, options);
+}
