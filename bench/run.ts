@@ -32,7 +32,7 @@ async function startHub(cdpUrl: string): Promise<{ child: ChildProcess; url: str
     const timer = setTimeout(() => reject(new Error("the hub did not start within 20 s")), 20_000);
     child.stdout?.on("data", (chunk: Buffer) => {
       seen += chunk.toString();
-      const match = /listening on (ws:\/\/\S+)/.exec(seen);
+      const match = /listening on (ws:\/\/\S+)\/rpc/.exec(seen);
       if (match?.[1]) {
         clearTimeout(timer);
         resolve(match[1]);
@@ -67,10 +67,14 @@ async function evaluateRoundTrip(hub: WsCaller, raw: WsCaller, target: string, s
 
 async function main(): Promise<void> {
   const chrome = await launchChrome(resolveChromePath(process.env.CHROME_PATH ?? null), []);
-  const { child, url } = await startHub(chrome.wsUrl);
-  const hub = await WsCaller.open(`${url}/rpc`);
-  const raw = await WsCaller.open(chrome.wsUrl);
+  let child: ChildProcess | undefined;
+  let hub: WsCaller | undefined;
+  let raw: WsCaller | undefined;
   try {
+    const started = await startHub(chrome.wsUrl);
+    child = started.child;
+    hub = await WsCaller.open(`${started.url}/rpc`);
+    raw = await WsCaller.open(chrome.wsUrl);
     const opened = (await hub.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: "about:blank" } })) as {
       result: { target: string; tabId: string };
     };
@@ -80,10 +84,13 @@ async function main(): Promise<void> {
     const figures = [await evaluateRoundTrip(hub, raw, opened.result.target, attached.result.sessionId)];
     report(figures);
   } finally {
-    hub.close();
-    raw.close();
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
+    hub?.close();
+    raw?.close();
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child?.once("exit", resolve));
+      child.kill("SIGTERM");
+      await exited;
+    }
     await chrome.kill();
   }
 }

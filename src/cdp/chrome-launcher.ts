@@ -38,7 +38,6 @@ const FLAGS = [
   "--disable-sync",
   "--disable-default-apps",
   "--disable-extensions",
-  "--disable-dev-shm-usage",
   "--disable-background-timer-throttling",
   "--disable-backgrounding-occluded-windows",
   "--disable-renderer-backgrounding",

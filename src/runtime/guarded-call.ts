@@ -8,7 +8,7 @@ import type { EvaluateResult } from "./remote-value.js";
 type ConsoleEntry = NonNullable<EvaluateResult["console"]>[number];
 
 const PROBE_TIMEOUT_MS = 100;
-const TERMINATE_TIMEOUT_MS = 100;
+const TERMINATE_TIMEOUT_MS = 2_000;
 const MAX_CAPTURED_MESSAGES = 1_000;
 const NAVIGATED = /Inspected target navigated or closed|Execution context was destroyed|Cannot find context with specified id/;
 
@@ -90,10 +90,9 @@ async function stopRunaway(tab: TabSession): Promise<boolean> {
   } catch (error) {
     if (!isHubError(error, "TIMEOUT")) return false;
   }
-  try {
-    await tab.send("Runtime.terminateExecution", undefined, { timeoutMs: TERMINATE_TIMEOUT_MS });
-  } catch (error) {
-    log.warn("terminateExecution did not answer in time", { tabId: tab.tabId, error: (error as Error).message });
-  }
+  // Chrome acts on it on its IO thread at once; its answer only comes once the script has unwound.
+  tab.send("Runtime.terminateExecution", undefined, { timeoutMs: TERMINATE_TIMEOUT_MS }).catch((error: Error) => {
+    log.warn("terminateExecution was not answered", { tabId: tab.tabId, error: error.message });
+  });
   return true;
 }

@@ -3,7 +3,7 @@ import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { RpcError, type TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab, type OpenedTab } from "../support/tabs.js";
-import { connect, sharedHub } from "../support/test-hub.js";
+import { connect, sharedHub, startTestHub } from "../support/test-hub.js";
 
 /** Resolves with the RpcError a call fails with; fails the test if it succeeds. */
 async function failure(promise: Promise<unknown>): Promise<RpcError> {
@@ -260,5 +260,24 @@ describe("evaluate (real hub, real Chromium)", function () {
       await client.call("tabs.close", { target: tab.target });
       expect((await pending).code).to.equal(-32003);
     });
+  });
+});
+
+describe("evaluate with EVALUATE_ENABLED=false", function () {
+  this.timeout(30_000);
+
+  it("answers FORBIDDEN, and the other methods still work", async () => {
+    const hub = await startTestHub({ EVALUATE_ENABLED: "false" });
+    const client = await connect(hub);
+    try {
+      const { target } = await openTab(client);
+      const error = await failure(evaluate(client, target, "1 + 1"));
+      expect(error.code).to.equal(-32007);
+      expect(error.message).to.equal("evaluate is turned off on this hub (EVALUATE_ENABLED=false)");
+      expect(await client.call("tabs.close", { target })).to.deep.equal({ closed: true });
+    } finally {
+      await client.close();
+      await hub.stop();
+    }
   });
 });

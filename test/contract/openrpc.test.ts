@@ -1,0 +1,84 @@
+import { readFileSync } from "node:fs";
+import AjvModule from "ajv";
+import { expect } from "chai";
+import { ErrorCode } from "../../src/errors.js";
+import { METHODS } from "../../src/methods/index.js";
+import { loadOpenRpc, ParamsValidator } from "../../src/rpc/params-validator.js";
+
+const Ajv = AjvModule.default;
+
+interface Example {
+  name: string;
+  params: { name: string; value: unknown }[];
+  result?: { name: string; value: unknown };
+}
+
+interface DocMethod {
+  name: string;
+  paramStructure?: string;
+  params: { name: string; schema: object }[];
+  result: { name: string; schema: object };
+  errors?: { $ref: string }[];
+  examples?: Example[];
+}
+
+const doc = loadOpenRpc() as unknown as {
+  openrpc: string;
+  methods: DocMethod[];
+  components: { schemas: Record<string, object>; errors: Record<string, { code: number; message: string }> };
+};
+
+describe("contract: protocol/tabwire.openrpc.json against the handlers and the error table", () => {
+  it("is an OpenRPC 1.x document", () => {
+    expect(doc.openrpc).to.match(/^1\./);
+  });
+
+  it("describes exactly the methods the hub serves", () => {
+    expect(doc.methods.map((m) => m.name).sort()).to.deep.equal(METHODS.map((m) => m.name).sort());
+  });
+
+  it("has the error table of src/errors.ts, name for name and code for code", () => {
+    const table = Object.fromEntries(Object.entries(doc.components.errors).map(([name, error]) => [name, error.code]));
+    expect(table).to.deep.equal({ ...ErrorCode });
+  });
+
+  it("takes params by name, lists only known errors, and has an example for every method", () => {
+    for (const method of doc.methods) {
+      expect(method.paramStructure, method.name).to.equal("by-name");
+      for (const ref of method.errors ?? []) {
+        expect(doc.components.errors, `${method.name} ${ref.$ref}`).to.have.property(ref.$ref.replace("#/components/errors/", ""));
+      }
+      expect(method.examples ?? [], method.name).to.not.be.empty;
+    }
+  });
+
+  it("every example's params pass the hub's own validation and its result fits the result schema", () => {
+    const validator = new ParamsValidator(loadOpenRpc());
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    for (const method of doc.methods) {
+      const checkResult = ajv.compile({ ...method.result.schema, components: doc.components });
+      for (const example of method.examples ?? []) {
+        const params = Object.fromEntries(example.params.map((p) => [p.name, p.value]));
+        expect(() => validator.validate(method.name, params), `${method.name}: ${example.name}`).to.not.throw();
+        if (example.result) expect(checkResult(example.result.value), `${method.name}: ${example.name} ${JSON.stringify(checkResult.errors)}`).to.equal(true);
+      }
+    }
+  });
+
+  it("every tab-level method takes target and timeoutMs", () => {
+    for (const name of ["tabs.close", "tabs.activate", "navigate", "evaluate"]) {
+      const params = doc.methods.find((m) => m.name === name)?.params.map((p) => p.name);
+      expect(params, name).to.include.members(["target", "timeoutMs"]);
+    }
+  });
+});
+
+describe("contract: .env.example lists every variable src/config.ts reads", () => {
+  it("has the same names, no more and no fewer", () => {
+    const source = readFileSync(new URL("../../../src/config.ts", import.meta.url), "utf8");
+    const read = new Set([...source.matchAll(/env(?:\.|, ")([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]));
+    const example = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8");
+    const listed = new Set([...example.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));
+    expect([...listed].sort()).to.deep.equal([...read].sort());
+  });
+});
