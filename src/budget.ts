@@ -8,6 +8,8 @@ export class Budget {
   #controller = new AbortController();
   #timer: NodeJS.Timeout;
   #parent: AbortSignal | undefined;
+  #deferred: (() => void)[] = [];
+  #disposed = false;
   #onParentAbort = (): void => this.#controller.abort(this.#parent?.reason);
 
   /** Starts a budget of `timeoutMs`; `parent` (a connection's or caller's signal) cancels it early. */
@@ -49,10 +51,19 @@ export class Budget {
     return raceSignal(promise, this.signal);
   }
 
-  /** Stops the timer and lets go of the parent signal; call when the call is answered. */
+  /** Runs `release` when the call is answered (at once if it already was): what the call holds lives as long as it. */
+  defer(release: () => void): void {
+    if (this.#disposed) release();
+    else this.#deferred.push(release);
+  }
+
+  /** Stops the timer, lets go of the parent signal and runs what was deferred; call when the call is answered. */
   dispose(): void {
+    if (this.#disposed) return;
+    this.#disposed = true;
     clearTimeout(this.#timer);
     this.#parent?.removeEventListener("abort", this.#onParentAbort);
+    for (const release of this.#deferred.splice(0)) release();
   }
 }
 

@@ -24,6 +24,6 @@ export function defineMethod<P extends object>(definition: MethodDefinition<HubS
 /** The tab a target names (TARGET_NOT_FOUND unless the caller may see it) and its pooled session. */
 export async function acquireTab(call: HubCall, target: string): Promise<{ entry: TabEntry; tab: TabSession }> {
   const entry = call.services.clients.resolve(target, call.connection);
-  const tab = await call.services.pool.acquire(entry.tabId, call.budget.signal);
+  const tab = await call.services.pool.acquire(entry.tabId, call.budget);
   return { entry, tab };
 }

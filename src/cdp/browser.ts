@@ -138,7 +138,8 @@ export class Browser extends EventEmitter {
     const chrome = await launchChrome(resolveChromePath(this.#config.chromePath), this.#config.chromeArgs);
     this.#chrome = chrome;
     chrome.process.once("exit", (code, signal) => {
-      log.warn("embedded Chrome exited", { code, signal });
+      if (this.#stopping) log.info("embedded Chrome stopped", { code, signal });
+      else log.warn("embedded Chrome exited", { code, signal });
       if (this.#chrome === chrome) this.#connection?.close();
     });
     return chrome.wsUrl;

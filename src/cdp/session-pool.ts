@@ -1,4 +1,4 @@
-import { raceSignal } from "../budget.js";
+import { raceSignal, type Budget } from "../budget.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import type { Browser } from "./browser.js";
@@ -40,19 +40,24 @@ export class SessionPool {
     });
   }
 
-  /** The tab's ready session, attaching it once; the attach is shared by concurrent callers, each bounded by its own signal. */
-  acquire(tabId: string, signal: AbortSignal): Promise<TabSession> {
+  /**
+   * The tab's ready session, held until the call's budget is disposed; attached once, the attach shared by
+   * concurrent callers, each bounded by its own budget.
+   */
+  async acquire(tabId: string, budget: Budget): Promise<TabSession> {
     const ready = this.#ready.get(tabId);
     if (ready && !ready.cdp.isClosed) {
-      ready.lastUsedAt = Date.now();
-      return Promise.resolve(ready);
+      budget.defer(ready.hold());
+      return ready;
     }
     let pending = this.#sessions.get(tabId);
     if (!pending) {
       pending = this.#attach(tabId);
       this.#sessions.set(tabId, pending);
     }
-    return raceSignal(pending, signal);
+    const tab = await raceSignal(pending, budget.signal);
+    budget.defer(tab.hold());
+    return tab;
   }
 
   /** Debug counters: sessions attached since start, and live now. */
@@ -73,13 +78,13 @@ export class SessionPool {
   }
 
   async #attach(tabId: string): Promise<TabSession> {
-    this.#evictIfFull();
     try {
       const tab = await TabSession.open(this.#browser.connection(), tabId, this.#options.dialogPolicy, {
         timeoutMs: CDP_COMMAND_TIMEOUT_MS,
       });
       this.#attaches++;
       if (this.#sessions.has(tabId)) this.#ready.set(tabId, tab);
+      this.#trim(tabId);
       return tab;
     } catch (error) {
       this.#sessions.delete(tabId);
@@ -89,10 +94,16 @@ export class SessionPool {
     }
   }
 
-  #evictIfFull(): void {
-    if (this.#ready.size < this.#options.maxSessions) return;
-    const idle = [...this.#ready.values()].filter((tab) => !tab.isBusy).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
-    if (!idle) return;
+  /** Detaches least recently used idle sessions (never `keep`) while more than maxSessions are live. */
+  #trim(keep: string): void {
+    while (this.#ready.size > this.#options.maxSessions) {
+      const idle = [...this.#ready.values()].filter((tab) => !tab.isBusy && tab.tabId !== keep).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
+      if (!idle) return;
+      this.#evict(idle);
+    }
+  }
+
+  #evict(idle: TabSession): void {
     log.info("session cap reached; detaching the least recently used", { tabId: idle.tabId });
     const sessionId = idle.cdp.id;
     this.#drop(idle.tabId, new HubError("TARGET_CLOSED", `the session of tab ${idle.tabId} was recycled`));

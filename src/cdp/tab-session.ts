@@ -11,13 +11,13 @@ const NAVIGATED_EVENT = "tabwire.navigated";
 
 /**
  * A tab's pooled CDP session with its domains enabled once: dialogs answered by policy, main-frame navigations
- * announced, and a count of the hub's evaluations running on it (terminateExecution is only safe while one runs).
+ * announced, and held by the calls using it so that the pool never recycles it under them.
  */
 export class TabSession {
   readonly tabId: string;
   readonly cdp: CdpSession;
   lastUsedAt = Date.now();
-  #running = 0;
+  #holds = 0;
 
   private constructor(cdp: CdpSession, dialogPolicy: DialogPolicy) {
     this.cdp = cdp;
@@ -54,18 +54,19 @@ export class TabSession {
     return this.cdp.listen(event, listener);
   }
 
-  /** Whether one of the hub's evaluations is running on the tab. */
+  /** Whether a call holds the session (the pool never recycles a held one). */
   get isBusy(): boolean {
-    return this.#running > 0;
+    return this.#holds > 0;
   }
 
-  /** Marks an evaluation as running until the returned function is called. */
-  beginCall(): () => void {
-    this.#running++;
-    let ended = false;
+  /** Holds the session for a call until the returned function is called. */
+  hold(): () => void {
+    this.#holds++;
+    this.lastUsedAt = Date.now();
+    let released = false;
     return () => {
-      if (!ended) this.#running--;
-      ended = true;
+      if (!released) this.#holds--;
+      released = true;
     };
   }
 

@@ -29,7 +29,7 @@ export const tabsOpen = defineMethod<TabsOpenParams>({
     );
     clients.claim(targetId, clientId);
     try {
-      if (!direct) await navigateTab(await pool.acquire(targetId, call.budget.signal), params.url, params.waitUntil, call.budget);
+      if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params.url, params.waitUntil, call.budget);
       const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { signal: call.budget.signal });
       browser.notePage(targetInfo);
       return { target: formatTarget(clientId, targetId), clientId, tabId: targetId, url: targetInfo.url };

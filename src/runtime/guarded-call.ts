@@ -29,7 +29,6 @@ export async function guardedCall(
   captureConsole: boolean,
   run: () => Promise<EvaluateResult>,
 ): Promise<EvaluateResult> {
-  const endCall = tab.beginCall();
   let stopWatching = (): void => {};
   // A navigation can leave an awaited promise pending forever in the old document, so the call fails at once.
   const navigated = new Promise<never>((_resolve, reject) => {
@@ -52,7 +51,6 @@ export async function guardedCall(
   } finally {
     stopWatching();
     stopCapture?.();
-    endCall();
   }
 }
 

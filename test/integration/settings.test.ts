@@ -1,0 +1,90 @@
+import { expect } from "chai";
+import { Budget } from "../../src/budget.js";
+import { launchChrome, type LaunchedChrome } from "../../src/cdp/chrome-launcher.js";
+import type { Hub } from "../../src/hub.js";
+import { RpcError, type TestRpcClient } from "../support/rpc-client.js";
+import { closeTab, evaluate, openTab } from "../support/tabs.js";
+import { connect, requireChromium, startTestHub } from "../support/test-hub.js";
+
+describe("hub settings (real hub, real Chromium)", function () {
+  this.timeout(40_000);
+
+  describe("MAX_SESSIONS and DIALOG_POLICY=accept", () => {
+    let hub: Hub;
+    let client: TestRpcClient;
+    before(async () => {
+      hub = await startTestHub({ MAX_SESSIONS: "2", DIALOG_POLICY: "accept" });
+      client = await connect(hub);
+    });
+    after(async () => {
+      await client.close();
+      await hub.stop();
+    });
+
+    it("keeps at most MAX_SESSIONS sessions, re-attaching a recycled tab when it is used again", async () => {
+      const tabs = await Promise.all([1, 2, 3].map((n) => openTab(client, `data:text/html,<title>t${n}</title>`)));
+      try {
+        for (const tab of [...tabs, ...tabs]) {
+          expect((await evaluate(client, tab.target, "document.title")).value).to.equal(`t${tabs.indexOf(tab) + 1}`);
+          expect(hub.services.pool.stats().live).to.be.at.most(2);
+        }
+      } finally {
+        for (const tab of tabs) await closeTab(client, tab.target);
+      }
+    });
+
+    it("answers dialogs by accepting them", async () => {
+      const tab = await openTab(client);
+      try {
+        expect(await evaluate(client, tab.target, "confirm('sure?')")).to.deep.equal({ type: "boolean", value: true });
+      } finally {
+        await closeTab(client, tab.target);
+      }
+    });
+
+    it("a tab that crashes during a call answers TARGET_CLOSED, and other tabs keep working", async () => {
+      const doomed = await openTab(client);
+      const other = await openTab(client);
+      try {
+        const pending = evaluate(client, doomed.target, "new Promise(() => {})", { timeoutMs: 10_000 }).catch((e: RpcError) => e);
+        await evaluate(client, doomed.target, "1");
+        const budget = new Budget(5_000);
+        const tab = await hub.services.pool.acquire(doomed.tabId, budget);
+        tab.send("Page.crash").catch(() => undefined);
+        budget.dispose();
+        expect(((await pending) as RpcError).code).to.equal(-32003);
+        expect((await evaluate(client, other.target, "2 + 2")).value).to.equal(4);
+      } finally {
+        await closeTab(client, doomed.target);
+        await closeTab(client, other.target);
+      }
+    });
+  });
+
+  describe("CDP_URL: a Chrome the user runs", () => {
+    let chrome: LaunchedChrome;
+    before(async () => {
+      requireChromium();
+      chrome = await launchChrome(process.env.CHROME_PATH ?? "/usr/bin/chromium", []);
+    });
+    after(async () => chrome.kill());
+
+    for (const form of ["http", "ws"] as const) {
+      it(`is reached through its ${form === "http" ? "http /json/version" : "ws"} address, and left running when the hub stops`, async () => {
+        const cdpUrl = form === "ws" ? chrome.wsUrl : `http://${new URL(chrome.wsUrl).host}`;
+        const hub = await startTestHub({ CDP_URL: cdpUrl });
+        const client = await connect(hub);
+        try {
+          expect(hub.services.browser.pid).to.equal(null);
+          const tab = await openTab(client, "data:text/html,<title>external</title>");
+          expect((await evaluate(client, tab.target, "document.title")).value).to.equal("external");
+          await closeTab(client, tab.target);
+        } finally {
+          await client.close();
+          await hub.stop();
+        }
+        expect(chrome.process.exitCode).to.equal(null);
+      });
+    }
+  });
+});
