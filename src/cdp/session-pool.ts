@@ -46,18 +46,13 @@ export class SessionPool {
    */
   async acquire(tabId: string, budget: Budget): Promise<TabSession> {
     const ready = this.#ready.get(tabId);
-    if (ready && !ready.cdp.isClosed) {
-      budget.defer(ready.hold());
-      return ready;
-    }
+    if (ready && !ready.cdp.isClosed) return this.#holdFor(ready, budget);
     let pending = this.#sessions.get(tabId);
     if (!pending) {
       pending = this.#attach(tabId);
       this.#sessions.set(tabId, pending);
     }
-    const tab = await raceSignal(pending, budget.signal);
-    budget.defer(tab.hold());
-    return tab;
+    return this.#holdFor(await raceSignal(pending, budget.signal), budget);
   }
 
   /** Debug counters: sessions attached since start, and live now. */
@@ -94,8 +89,17 @@ export class SessionPool {
     }
   }
 
+  #holdFor(tab: TabSession, budget: Budget): TabSession {
+    const release = tab.hold();
+    budget.defer(() => {
+      release();
+      this.#trim(null);
+    });
+    return tab;
+  }
+
   /** Detaches least recently used idle sessions (never `keep`) while more than maxSessions are live. */
-  #trim(keep: string): void {
+  #trim(keep: string | null): void {
     while (this.#ready.size > this.#options.maxSessions) {
       const idle = [...this.#ready.values()].filter((tab) => !tab.isBusy && tab.tabId !== keep).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
       if (!idle) return;

@@ -150,3 +150,38 @@ describe("graceful shutdown", function () {
     expect(client.ws.readyState).to.equal(WebSocket.CLOSED);
   });
 });
+
+describe("logs", function () {
+  this.timeout(30_000);
+
+  it("one api.log line per request with method, target, duration and outcome; no token or param anywhere", async () => {
+    const { mkdtemp, readFile, readdir } = await import("node:fs/promises");
+    const { tmpdir } = await import("node:os");
+    const path = await import("node:path");
+    const logDir = await mkdtemp(path.join(tmpdir(), "tabwire-logs-"));
+    const token = "very-secret-token-777";
+    const hub = await startTestHub({ HUB_TOKEN: token, LOG_DIR: logDir, LOG_LEVEL: "debug" });
+    try {
+      const client = await TestRpcClient.connect(hub.url, { path: `/rpc?token=${token}` });
+      const { target } = await client.call<{ target: string }>("tabs.open", {});
+      await client.call("evaluate", { target, expression: `"marker-" + ${JSON.stringify(token)}` });
+      await client.call("evaluate", { target: `${token}:x`, expression: "1" }).catch(() => undefined);
+      await client.close();
+    } finally {
+      await hub.stop();
+    }
+    const { closeLogging } = await import("../../src/log.js");
+    closeLogging();
+    const files = await readdir(logDir);
+    expect(files).to.include.members(["api.log", "combined.log", "error.log"]);
+    const api = (await readFile(path.join(logDir, "api.log"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const evaluateLine = api.find((line) => line.method === "evaluate" && line.outcome === "ok");
+    expect(evaluateLine).to.include.keys("method", "target", "durationMs", "outcome", "timestamp");
+    expect(evaluateLine).to.not.have.property("params");
+    for (const file of files) {
+      const text = await readFile(path.join(logDir, file), "utf8");
+      expect(text, file).to.not.include(token);
+      expect(text, file).to.not.include("marker-");
+    }
+  });
+});
