@@ -41,11 +41,6 @@ export class Budget {
     return reason instanceof HubError && reason.errorName === "TIMEOUT";
   }
 
-  /** Throws the reason the budget ended, if it has. */
-  throwIfOver(): void {
-    if (this.signal.aborted) throw this.signal.reason;
-  }
-
   /** Resolves or rejects like `promise`, or rejects with the budget's reason when it ends first. */
   race<T>(promise: Promise<T>): Promise<T> {
     return raceSignal(promise, this.signal);
