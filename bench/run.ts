@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { launchChrome, resolveChromePath } from "../src/cdp/chrome-launcher.js";
+import type { Figure } from "./figure.js";
 import { median, timeSequential } from "./stats.js";
 import { WsCaller } from "./ws-caller.js";
 
@@ -10,16 +11,6 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 500);
 const WARMUP_CALLS = 200;
-
-/** One line of the results table: a figure for tabwire, its alternative, and their ratio against the goal. */
-interface Figure {
-  name: string;
-  hub: number;
-  alternative: number;
-  unit: string;
-  ratio: number;
-  goal: string;
-}
 
 async function startHub(cdpUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], {
