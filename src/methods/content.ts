@@ -1,0 +1,15 @@
+import { readPageContent, type ContentOptions } from "../runtime/page-content.js";
+import { acquireTab, defineMethod } from "../services.js";
+
+interface ContentParams extends ContentOptions {
+  target: string;
+}
+
+/** `content`: the tab's document as serialized HTML or rendered text, optionally with every iframe's, optionally cut to a size. */
+export const content = defineMethod<ContentParams>({
+  name: "content",
+  async run(params, call) {
+    const { tab } = await acquireTab(call, params.target);
+    return readPageContent(tab, call.services.browser.connection(), params, call.budget);
+  },
+});

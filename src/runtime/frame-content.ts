@@ -1,0 +1,158 @@
+import type { Protocol } from "devtools-protocol";
+import { raceSignal } from "../budget.js";
+import { ProtocolError } from "../cdp/callback-registry.js";
+import type { CdpConnection } from "../cdp/connection.js";
+import type { CdpSession } from "../cdp/session.js";
+import { HubError } from "../errors.js";
+
+/** What `content` returns a document as. */
+export type ContentFormat = "html" | "text";
+
+/** A session frames are read through: the tab's own, or one attached to an out-of-process iframe. */
+export type FrameSession = Pick<CdpSession, "send">;
+
+/** One iframe's document (or why it could not be read), with the iframes inside it. */
+export interface FrameDocument {
+  url: string;
+  origin: string;
+  isCrossOrigin: boolean;
+  content: string;
+  unreadable?: string;
+  children: FrameDocument[];
+}
+
+/** The page answered the read with an exception instead of its document. */
+export class FrameUnreadableError extends Error {}
+
+/** How an IframeReader reads: the format, the call's signal, and the top document's origin frames are compared with. */
+export interface IframeReaderOptions {
+  format: ContentFormat;
+  signal: AbortSignal;
+  topOrigin: string;
+}
+
+const WORLD_NAME = "tabwire-content";
+// Attach and detach are bounded by their own deadlines, not the call's signal: a late attach answer must still be
+// detached, and cleanup must run after a timeout or a cancel too.
+const ATTACH_TIMEOUT_MS = 5_000;
+const DETACH_TIMEOUT_MS = 1_000;
+
+// Read in an isolated world so page scripts that replace XMLSerializer or outerHTML cannot change what is returned.
+const EXPRESSIONS: Readonly<Record<ContentFormat, string>> = {
+  html: `(document.doctype ? new XMLSerializer().serializeToString(document.doctype) : "") + (document.documentElement ? document.documentElement.outerHTML : "")`,
+  text: `document.body ? document.body.innerText : (document.documentElement ? document.documentElement.textContent ?? "" : "")`,
+};
+
+/** Reads one frame's document, as serialized HTML or rendered text, in an isolated world of that frame. */
+export async function readFrame(session: FrameSession, frameId: string, format: ContentFormat, signal: AbortSignal): Promise<string> {
+  const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME }, { signal });
+  const { result, exceptionDetails } = await session.send(
+    "Runtime.evaluate",
+    { expression: EXPRESSIONS[format], contextId: executionContextId, returnByValue: true },
+    { signal },
+  );
+  if (exceptionDetails || typeof result.value !== "string") {
+    throw new FrameUnreadableError(exceptionDetails?.exception?.description ?? exceptionDetails?.text ?? "the document gave no string");
+  }
+  return result.value;
+}
+
+/**
+ * Reads every iframe under a tab's main frame, depth first: same-process frames through the session that owns them,
+ * out-of-process (cross-site) ones through a session attached to their iframe target, detached again afterwards.
+ */
+export class IframeReader {
+  #connection: CdpConnection;
+  #options: IframeReaderOptions;
+  #iframeTargets: Protocol.Target.TargetInfo[] = [];
+  #attaches: Promise<string>[] = [];
+
+  constructor(connection: CdpConnection, options: IframeReaderOptions) {
+    this.#connection = connection;
+    this.#options = options;
+  }
+
+  /** The iframes under `root` (the tab's frame tree), each with its own iframes nested. */
+  async read(tab: FrameSession, root: Protocol.Page.FrameTree): Promise<FrameDocument[]> {
+    const { signal } = this.#options;
+    try {
+      const { targetInfos } = await this.#connection.send("Target.getTargets", undefined, { signal });
+      this.#iframeTargets = targetInfos.filter((info) => info.type === "iframe");
+      return await this.#childrenOf(tab, root);
+    } finally {
+      const released = this.#detachAll();
+      if (!signal.aborted) await raceSignal(released, signal).catch(() => undefined);
+    }
+  }
+
+  async #childrenOf(session: FrameSession, tree: Protocol.Page.FrameTree): Promise<FrameDocument[]> {
+    const documents: FrameDocument[] = [];
+    for (const child of tree.childFrames ?? []) documents.push(await this.#readTree(session, child));
+    // Chrome leaves out-of-process children out of the parent's frame tree; their targets name the parent frame.
+    for (const target of this.#iframeTargets.filter((info) => info.parentFrameId === tree.frame.id)) {
+      documents.push(await this.#readRemote(target));
+    }
+    return documents;
+  }
+
+  async #readTree(session: FrameSession, tree: Protocol.Page.FrameTree): Promise<FrameDocument> {
+    const { frame } = tree;
+    const document = this.#describe(frame.url + (frame.urlFragment ?? ""), frame.securityOrigin);
+    try {
+      document.content = await readFrame(session, frame.id, this.#options.format, this.#options.signal);
+    } catch (error) {
+      document.unreadable = unreadableReason(error);
+    }
+    document.children = await this.#childrenOf(session, tree);
+    return document;
+  }
+
+  async #readRemote(target: Protocol.Target.TargetInfo): Promise<FrameDocument> {
+    let session: FrameSession;
+    let frameTree: Protocol.Page.FrameTree;
+    try {
+      session = await this.#attach(target.targetId);
+      ({ frameTree } = await session.send("Page.getFrameTree", undefined, { signal: this.#options.signal }));
+    } catch (error) {
+      return { ...this.#describe(target.url, originOf(target.url)), unreadable: unreadableReason(error) };
+    }
+    return this.#readTree(session, frameTree);
+  }
+
+  #describe(url: string, origin: string): FrameDocument {
+    return { url, origin, isCrossOrigin: origin !== this.#options.topOrigin, content: "", children: [] };
+  }
+
+  async #attach(targetId: string): Promise<FrameSession> {
+    const attaching = this.#connection
+      .send("Target.attachToTarget", { targetId, flatten: true }, { timeoutMs: ATTACH_TIMEOUT_MS })
+      .then(({ sessionId }) => sessionId);
+    this.#attaches.push(attaching);
+    const sessionId = await raceSignal(attaching, this.#options.signal);
+    return this.#connection.createSession(sessionId, targetId);
+  }
+
+  #detachAll(): Promise<unknown> {
+    const attaches = this.#attaches.splice(0);
+    return Promise.allSettled(attaches.map((attaching) => attaching.then((sessionId) => this.#detach(sessionId))));
+  }
+
+  #detach(sessionId: string): Promise<unknown> {
+    this.#connection.dropSession(sessionId, new HubError("TARGET_CLOSED", "the iframe's CDP session was detached"));
+    return this.#connection.send("Target.detachFromTarget", { sessionId }, { timeoutMs: DETACH_TIMEOUT_MS });
+  }
+}
+
+/** Why one frame could not be read; anything but Chrome's or the page's refusal (a timeout, a cancel) is rethrown. */
+function unreadableReason(error: unknown): string {
+  if (error instanceof ProtocolError || error instanceof FrameUnreadableError) return error.message;
+  throw error;
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "null";
+  }
+}
