@@ -1,0 +1,129 @@
+import type { Protocol } from "devtools-protocol";
+
+/** One node of a snapshot: what `snapshot` returns in `root`. */
+export interface SnapshotNode {
+  ref: string;
+  role: string;
+  name: string;
+  value?: string | number | boolean;
+  children?: SnapshotNode[];
+}
+
+/** How to shape the tree: which nodes to keep, how deep to go, and the number of the first ref. */
+export interface AxTreeOptions {
+  interestingOnly: boolean;
+  maxDepth?: number;
+  firstRef: number;
+}
+
+/** The tree, its text form, and every ref it handed out with the node's backendDOMNodeId (null when it has none). */
+export interface AxTree {
+  root: SnapshotNode;
+  text: string;
+  refs: Map<string, number | null>;
+  nextRef: number;
+}
+
+type AxNode = Protocol.Accessibility.AXNode;
+
+const EMPTY_ROOT: AxNode = { nodeId: "", ignored: false, role: { type: "internalRole", value: "RootWebArea" } };
+const WRAPPER_ROLES = new Set(["generic", "none"]);
+// Chrome's own layout pieces: a text run of its StaticText parent, and a list bullet.
+const NOISE_ROLES = new Set(["InlineTextBox", "ListMarker"]);
+
+/** Builds the snapshot tree and its text from Accessibility.getFullAXTree nodes in one pass over the nodes. */
+export function buildAxTree(nodes: readonly AxNode[], options: AxTreeOptions): AxTree {
+  const byId = new Map<string, AxNode>();
+  for (const node of nodes) byId.set(node.nodeId, node);
+  // The root is never dropped: a page always answers with one tree, however bare.
+  const top = nodes.find((node) => node.parentId === undefined || !byId.has(node.parentId)) ?? EMPTY_ROOT;
+  const builder = new TreeBuilder(byId, options);
+  const root = builder.keep(top, 0);
+  builder.addChildren(top, root, 1);
+  return { root, text: builder.lines.join("\n"), refs: builder.refs, nextRef: builder.nextRef };
+}
+
+/** Walks the AX nodes depth first, lifting the children of dropped nodes into the nearest kept ancestor. */
+class TreeBuilder {
+  readonly lines: string[] = [];
+  readonly refs = new Map<string, number | null>();
+  nextRef: number;
+  #byId: ReadonlyMap<string, AxNode>;
+  #options: AxTreeOptions;
+
+  constructor(byId: ReadonlyMap<string, AxNode>, options: AxTreeOptions) {
+    this.#byId = byId;
+    this.#options = options;
+    this.nextRef = options.firstRef;
+  }
+
+  /** Makes the output node for `node` at `depth`: its ref (remembering the DOM node it names) and its text line. */
+  keep(node: AxNode, depth: number): SnapshotNode {
+    const ref = `e${this.nextRef++}`;
+    this.refs.set(ref, node.backendDOMNodeId ?? null);
+    const out: SnapshotNode = { ref, role: roleOf(node), name: nameOf(node) };
+    const value = valueOf(node);
+    if (value !== undefined) out.value = value;
+    this.lines.push(textLine(out, depth));
+    return out;
+  }
+
+  /** Adds the kept descendants of `node` under `parent`, `depth` being the depth of parent's children. */
+  addChildren(node: AxNode, parent: SnapshotNode, depth: number): void {
+    for (const childId of node.childIds ?? []) {
+      const child = this.#byId.get(childId);
+      if (child) this.#add(child, parent, depth);
+    }
+  }
+
+  #add(node: AxNode, parent: SnapshotNode, depth: number): void {
+    if (this.#options.interestingOnly) {
+      if (isNoise(node, parent)) return;
+      if (isLifted(node)) {
+        this.addChildren(node, parent, depth);
+        return;
+      }
+    }
+    if (this.#options.maxDepth !== undefined && depth > this.#options.maxDepth) return;
+    const out = this.keep(node, depth);
+    (parent.children ??= []).push(out);
+    this.addChildren(node, out, depth + 1);
+  }
+}
+
+/** Whether an interesting-only snapshot leaves the node out with its subtree: Chrome's layout pieces and repeated text. */
+function isNoise(node: AxNode, parent: SnapshotNode): boolean {
+  const role = roleOf(node);
+  if (NOISE_ROLES.has(role)) return true;
+  if (role !== "StaticText" || node.ignored) return false;
+  const name = nameOf(node);
+  return name === parent.name || (parent.value !== undefined && name === String(parent.value));
+}
+
+/** Whether an interesting-only snapshot replaces the node by its children: ignored nodes and unnamed wrappers. */
+function isLifted(node: AxNode): boolean {
+  return node.ignored || (WRAPPER_ROLES.has(roleOf(node)) && nameOf(node) === "");
+}
+
+function roleOf(node: AxNode): string {
+  const role: unknown = node.role?.value;
+  return typeof role === "string" && role !== "" ? role : "none";
+}
+
+function nameOf(node: AxNode): string {
+  const name: unknown = node.name?.value;
+  return typeof name === "string" ? name : "";
+}
+
+function valueOf(node: AxNode): string | number | boolean | undefined {
+  const value: unknown = node.value?.value;
+  if (typeof value === "string") return value === "" ? undefined : value;
+  return typeof value === "number" || typeof value === "boolean" ? value : undefined;
+}
+
+/** One line of the text form: `- button "Submit" [ref=e12]`, two spaces per level, `: value` when it has one. */
+function textLine(node: SnapshotNode, depth: number): string {
+  const name = node.name === "" ? "" : ` ${JSON.stringify(node.name)}`;
+  const value = node.value === undefined ? "" : `: ${JSON.stringify(node.value)}`;
+  return `${"  ".repeat(depth)}- ${node.role}${name} [ref=${node.ref}]${value}`;
+}
