@@ -1,0 +1,69 @@
+import { HubError } from "../errors.js";
+import type { ParamsProblem } from "../rpc/params-validator.js";
+import { captureScreenshot, type CaptureArea, type CssRect, type ImageFormat } from "../runtime/capture-screenshot.js";
+import type { Budget } from "../budget.js";
+import type { TabSession } from "../cdp/tab-session.js";
+import { callOnElement } from "../runtime/call-on-element.js";
+import { acquireTab, defineMethod } from "../services.js";
+
+interface ScreenshotParams {
+  target: string;
+  format: ImageFormat;
+  quality?: number;
+  fullPage: boolean;
+  clip?: CssRect;
+  ref?: string;
+  selector?: string;
+  scale?: number;
+  maxWidth?: number;
+  maxHeight?: number;
+}
+
+/** `screenshot`: the viewport, the whole page, a clip or one element as a png, jpeg or webp image of exact size. */
+export const screenshot = defineMethod<ScreenshotParams>({
+  name: "screenshot",
+  async run(params, call) {
+    const problems = combinationProblems(params);
+    if (problems.length > 0) {
+      const summary = problems.map((p) => `${p.path} ${p.message}`).join("; ");
+      throw new HubError("INVALID_PARAMS", `invalid params for screenshot: ${summary}`, { errors: problems });
+    }
+    const { tab } = await acquireTab(call, params.target);
+    const area = params.ref !== undefined ? await refArea(tab, params.ref, call.budget) : captureArea(params);
+    return captureScreenshot(tab, { ...params, area }, call.budget);
+  },
+});
+
+/** The params that each pass the schema but do not go together. */
+function combinationProblems(params: ScreenshotParams): ParamsProblem[] {
+  const problems: ParamsProblem[] = [];
+  const hasElement = params.ref !== undefined || params.selector !== undefined;
+  if (params.quality !== undefined && params.format === "png") problems.push({ path: "/quality", message: "applies to jpeg and webp only (png is lossless)" });
+  if (params.ref !== undefined && params.selector !== undefined) problems.push({ path: "/selector", message: "give ref or selector, not both" });
+  if (params.clip && params.fullPage) problems.push({ path: "/clip", message: "cannot be combined with fullPage" });
+  if (params.clip && hasElement) problems.push({ path: "/clip", message: "cannot be combined with ref or selector" });
+  if (params.fullPage && hasElement) problems.push({ path: "/fullPage", message: "cannot be combined with ref or selector" });
+  return problems;
+}
+
+function captureArea(params: ScreenshotParams): CaptureArea {
+  if (params.selector !== undefined) return { kind: "element", selector: params.selector };
+  if (params.clip) return { kind: "clip", clip: params.clip };
+  return { kind: params.fullPage ? "fullPage" : "viewport" };
+}
+
+// The element's border box in document coordinates, as the selector path measures it.
+const BORDER_BOX = `function () {
+  const r = this.getBoundingClientRect();
+  return { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height };
+}`;
+
+/** A ref of the tab's latest snapshot, resolved as callOn resolves it, becomes the clip of its element's box. */
+async function refArea(tab: TabSession, ref: string, budget: Budget): Promise<CaptureArea> {
+  const box = await callOnElement(tab, { functionDeclaration: BORDER_BOX, element: { ref }, args: [], awaitPromise: false, captureConsole: false }, budget);
+  const rect = box.value as CssRect | undefined;
+  if (!rect || rect.width <= 0 || rect.height <= 0) {
+    throw new HubError("NODE_NOT_FOUND", `the element of ref ${ref} has an empty box (hidden or display: none), so there is nothing to capture`);
+  }
+  return { kind: "clip", clip: rect };
+}

@@ -1,0 +1,38 @@
+import type { Budget } from "../budget.js";
+import type { TabSession } from "../cdp/tab-session.js";
+
+const STOP_TIMEOUT_MS = 1_000;
+// A 1x1 frame at most once every 1,000 compositor frames: the screencast is held only for its side effect.
+const KEEP_RENDERING = { format: "jpeg", quality: 0, maxWidth: 1, maxHeight: 1, everyNthFrame: 1_000 } as const;
+
+const tails = new WeakMap<TabSession, Promise<void>>();
+
+/** Runs a capture alone on its tab, with the tab kept rendering even when it is a background tab. */
+export async function withCaptureLock<T>(tab: TabSession, budget: Budget, capture: () => Promise<T>): Promise<T> {
+  // One capture at a time per tab: a captureBeyondViewport capture resizes the view that another one measures.
+  const previous = tails.get(tab) ?? Promise.resolve();
+  let unlock = (): void => {};
+  const mine = new Promise<void>((resolve) => (unlock = resolve));
+  // The next capture waits for this one's predecessor too, so a caller that gives up waiting never lets it skip ahead.
+  tails.set(tab, previous.then(() => mine));
+  try {
+    await budget.race(previous);
+    return await keepRendering(tab, budget, capture);
+  } finally {
+    unlock();
+  }
+}
+
+/**
+ * A background tab's view is hidden and produces no compositor frames, so Page.captureScreenshot on it waits
+ * seconds or forever; a running screencast makes Chrome render the tab while it stays hidden (not activated).
+ */
+async function keepRendering<T>(tab: TabSession, budget: Budget, capture: () => Promise<T>): Promise<T> {
+  try {
+    await tab.send("Page.startScreencast", KEEP_RENDERING, { signal: budget.signal });
+    return await capture();
+  } finally {
+    // Sent even when the start was cut short: Chrome may have started it anyway.
+    tab.send("Page.stopScreencast", undefined, { timeoutMs: STOP_TIMEOUT_MS }).catch(() => {});
+  }
+}
