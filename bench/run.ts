@@ -3,14 +3,15 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { launchChrome, resolveChromePath } from "../src/cdp/chrome-launcher.js";
+import { consoleFigure } from "./console-figure.js";
+import { evaluateFigure } from "./evaluate-figure.js";
 import type { Figure } from "./figure.js";
-import { median, timeSequential } from "./stats.js";
+import { screenshotFigure } from "./screenshot-figure.js";
 import { WsCaller } from "./ws-caller.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 500);
-const WARMUP_CALLS = 200;
 
 async function startHub(cdpUrl: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], {
@@ -33,29 +34,6 @@ async function startHub(cdpUrl: string): Promise<{ child: ChildProcess; url: str
   return { child, url };
 }
 
-/** Median evaluate("1+1") round trip through the hub against raw CDP on a held flattened session, rounds interleaved. */
-async function evaluateRoundTrip(hub: WsCaller, raw: WsCaller, target: string, sessionId: string): Promise<Figure> {
-  const viaHub = (): Promise<unknown> => hub.send({ jsonrpc: "2.0", method: "evaluate", params: { target, expression: "1+1" } });
-  const viaRaw = (): Promise<unknown> => raw.send({ method: "Runtime.evaluate", params: { expression: "1+1", returnByValue: true }, sessionId });
-  await timeSequential(WARMUP_CALLS, viaHub);
-  await timeSequential(WARMUP_CALLS, viaRaw);
-  const hubMedians: number[] = [];
-  const rawMedians: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    hubMedians.push(median(await timeSequential(CALLS_PER_ROUND, viaHub)));
-    rawMedians.push(median(await timeSequential(CALLS_PER_ROUND, viaRaw)));
-  }
-  const ratios = hubMedians.map((h, i) => h / (rawMedians[i] ?? h));
-  return {
-    name: "evaluate(\"1+1\") round trip: hub / raw CDP Runtime.evaluate on a held session",
-    hub: median(hubMedians),
-    alternative: median(rawMedians),
-    unit: "ms",
-    ratio: median(ratios),
-    goal: "<= 1.3",
-  };
-}
-
 async function main(): Promise<void> {
   const chrome = await launchChrome(resolveChromePath(process.env.CHROME_PATH ?? null), []);
   let child: ChildProcess | undefined;
@@ -72,7 +50,8 @@ async function main(): Promise<void> {
     const attached = (await raw.send({ method: "Target.attachToTarget", params: { targetId: opened.result.tabId, flatten: true } })) as {
       result: { sessionId: string };
     };
-    const figures = [await evaluateRoundTrip(hub, raw, opened.result.target, attached.result.sessionId)];
+    const context = { hub, raw, target: opened.result.target, sessionId: attached.result.sessionId, rounds: ROUNDS, calls: CALLS_PER_ROUND };
+    const figures = [await evaluateFigure(context), await screenshotFigure(context), await consoleFigure(context)];
     report(figures);
   } finally {
     hub?.close();

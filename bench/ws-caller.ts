@@ -5,13 +5,17 @@ export class WsCaller {
   #ws: WebSocket;
   #nextId = 1;
   #pending = new Map<number, (message: Record<string, unknown>) => void>();
+  #listeners = new Set<(message: Record<string, unknown>) => void>();
 
   private constructor(ws: WebSocket) {
     this.#ws = ws;
     ws.on("message", (data) => {
       const message = JSON.parse((data as Buffer).toString("utf8")) as Record<string, unknown>;
       const resolve = typeof message.id === "number" ? this.#pending.get(message.id) : undefined;
-      if (!resolve) return;
+      if (!resolve) {
+        for (const listener of this.#listeners) listener(message);
+        return;
+      }
       this.#pending.delete(message.id as number);
       resolve(message);
     });
@@ -37,6 +41,12 @@ export class WsCaller {
       });
       this.#ws.send(JSON.stringify({ ...frame, id }));
     });
+  }
+
+  /** Hands every frame that is not an answer (events, notifications) to `listener`; returns the disposer. */
+  onEvent(listener: (message: Record<string, unknown>) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Closes the socket. */

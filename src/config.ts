@@ -25,6 +25,7 @@ export interface Config {
   maxSessions: number;
   heartbeatIntervalMs: number;
   sendHighWaterBytes: number;
+  slowReaderTimeoutMs: number;
   dialogPolicy: "accept" | "dismiss";
   evaluateEnabled: boolean;
   allowUrlSchemes: ReadonlySet<string>;
@@ -79,6 +80,7 @@ export function parseConfig(env: Env): Config {
     maxSessions: integer(env, "MAX_SESSIONS", 64, 1),
     heartbeatIntervalMs: integer(env, "HEARTBEAT_INTERVAL_MS", 30_000, 100),
     sendHighWaterBytes: integer(env, "SEND_HIGH_WATER_BYTES", 8 * 1024 * 1024, 1024),
+    slowReaderTimeoutMs: integer(env, "SLOW_READER_TIMEOUT_MS", 30_000, 100),
     dialogPolicy: oneOf(env, "DIALOG_POLICY", ["dismiss", "accept"] as const, "dismiss"),
     evaluateEnabled: boolean(env, "EVALUATE_ENABLED", true),
     allowUrlSchemes: list(env, "ALLOW_URL_SCHEMES", (s) => s.toLowerCase().replace(/:$/, "")),

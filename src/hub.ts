@@ -5,6 +5,8 @@ import { Browser } from "./cdp/browser.js";
 import { SessionPool } from "./cdp/session-pool.js";
 import { ClientManager } from "./clients/client-manager.js";
 import type { Config } from "./config.js";
+import { ConsoleStream } from "./events/console-stream.js";
+import { TabEvents } from "./events/tab-events.js";
 import { handleHttp } from "./http/routes.js";
 import { log } from "./log.js";
 import { METHODS } from "./methods/index.js";
@@ -28,17 +30,18 @@ export interface Hub {
 }
 
 const CLOSE_WAIT_MS = 1_000;
+// Messages kept per tab for console.list and replay.
+const CONSOLE_BUFFER_SIZE = 1_000;
 
 /** Builds every part of the hub, connects to Chrome and starts listening. */
 export async function startHub(config: Config): Promise<Hub> {
   const browser = new Browser(config);
+  const pool = new SessionPool(browser, { maxSessions: config.maxSessions, dialogPolicy: config.dialogPolicy });
+  const clients = new ClientManager(browser, config.defaultClientId);
+  const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE);
+  const tabEvents = new TabEvents(clients, consoleStream);
+  const services: HubServices = { config, browser, pool, clients, console: consoleStream, tabEvents };
   await browser.start();
-  const services: HubServices = {
-    config,
-    browser,
-    pool: new SessionPool(browser, { maxSessions: config.maxSessions, dialogPolicy: config.dialogPolicy }),
-    clients: new ClientManager(browser, config.defaultClientId),
-  };
   const router = new Router({ methods: METHODS, services, validator: new ParamsValidator(loadOpenRpc()), ...config });
   const authenticator = new Authenticator(config.tokens);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
@@ -52,7 +55,13 @@ export async function startHub(config: Config): Promise<Hub> {
       sockets.add(ws);
       ws.once("close", () => sockets.delete(ws));
       heartbeat.track(ws);
-      new RpcPeer(ws, { router, scope: decision.grant.scope, peer: decision.peer, highWaterBytes: config.sendHighWaterBytes });
+      new RpcPeer(ws, {
+        router,
+        scope: decision.grant.scope,
+        peer: decision.peer,
+        highWaterBytes: config.sendHighWaterBytes,
+        slowReaderTimeoutMs: config.slowReaderTimeoutMs,
+      });
     });
   });
   if (authenticator.isOpen) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");

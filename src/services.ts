@@ -3,6 +3,8 @@ import type { SessionPool } from "./cdp/session-pool.js";
 import type { TabSession } from "./cdp/tab-session.js";
 import type { ClientManager, TabEntry } from "./clients/client-manager.js";
 import type { Config } from "./config.js";
+import type { ConsoleStream } from "./events/console-stream.js";
+import type { TabEvents } from "./events/tab-events.js";
 import type { CallContext, MethodDefinition } from "./rpc/method.js";
 
 /** The parts of the hub every method handler may use. */
@@ -11,6 +13,8 @@ export interface HubServices {
   browser: Browser;
   pool: SessionPool;
   clients: ClientManager;
+  console: ConsoleStream;
+  tabEvents: TabEvents;
 }
 
 /** The context of one call to a hub method. */

@@ -75,6 +75,7 @@ export class CdpConnection extends EventEmitter {
   /** Sends a command on the connection or, with `sessionId`, on that session; the registry settles it. */
   rawSend(method: string, params: unknown, options: CommandOptions, sessionId: string | undefined): Promise<unknown> {
     if (this.#closed) return Promise.reject(unavailable());
+    if (options.signal?.aborted) return Promise.reject(options.signal.reason as Error);
     const id = this.#nextId++;
     const registry = sessionId === undefined ? this.#callbacks : this.#sessions.get(sessionId)?.callbacks;
     if (!registry) return Promise.reject(new HubError("TARGET_CLOSED", "the tab's CDP session has closed"));

@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { raceSignal, type Budget } from "../budget.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
@@ -16,8 +17,10 @@ const DETACH_TIMEOUT_MS = 1_000;
 /**
  * One flattened CDP session per tab, attached on first use and reused by every later call; dropped when the tab
  * closes, crashes or detaches, re-attached when needed, and capped (the least recently used idle one goes first).
+ * Every new page is attached as it appears, so nothing it logs before a caller arrives is lost. Emits `attached`
+ * (TabSession) for each new session.
  */
-export class SessionPool {
+export class SessionPool extends EventEmitter {
   #browser: Browser;
   #options: SessionPoolOptions;
   #sessions = new Map<string, Promise<TabSession>>();
@@ -25,6 +28,8 @@ export class SessionPool {
   #attaches = 0;
 
   constructor(browser: Browser, options: SessionPoolOptions) {
+    super();
+    this.setMaxListeners(0);
     this.#browser = browser;
     this.#options = options;
     browser.on("pageDestroyed", (tabId: string) => this.#drop(tabId, new HubError("TARGET_CLOSED", `tab ${tabId} closed during the call`)));
@@ -34,6 +39,7 @@ export class SessionPool {
         if (tab.cdp.id === sessionId) this.#drop(tab.tabId, new HubError("TARGET_CLOSED", `tab ${tab.tabId} was detached`));
       }
     });
+    browser.on("pageCreated", (page: { tabId: string }) => this.#warm(page.tabId));
     browser.on("disconnected", () => {
       this.#sessions.clear();
       this.#ready.clear();
@@ -80,6 +86,7 @@ export class SessionPool {
       this.#attaches++;
       if (this.#sessions.has(tabId)) this.#ready.set(tabId, tab);
       this.#trim(tabId);
+      this.emit("attached", tab);
       return tab;
     } catch (error) {
       this.#sessions.delete(tabId);
@@ -87,6 +94,14 @@ export class SessionPool {
       if (!this.#browser.page(tabId)) throw new HubError("TARGET_CLOSED", `tab ${tabId} closed before the hub could attach`);
       throw error;
     }
+  }
+
+  /** Attaches a new page at once (its console is collected from the start); failures are only logged. */
+  #warm(tabId: string): void {
+    if (this.#sessions.has(tabId) || this.#ready.size >= this.#options.maxSessions) return;
+    const pending = this.#attach(tabId);
+    this.#sessions.set(tabId, pending);
+    pending.catch((error: Error) => log.debug("cannot attach a new page", { tabId, error: error.message }));
   }
 
   #holdFor(tab: TabSession, budget: Budget): TabSession {

@@ -39,6 +39,7 @@ export class TabSession {
       tab.send("Runtime.enable", undefined, options),
       tab.send("Page.enable", undefined, options),
       tab.send("Page.setLifecycleEventsEnabled", { enabled: true }, options),
+      tab.send("Log.enable", undefined, options),
     ]);
     return tab;
   }

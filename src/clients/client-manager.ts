@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { HubError } from "../errors.js";
 import type { Browser, PageInfo } from "../cdp/browser.js";
 import { formatTarget, parseTarget } from "./target-id.js";
@@ -26,18 +27,43 @@ export interface ClientEntry {
 
 /**
  * The registry of clients keyed by `clientId:tabId`: the one place that answers which tab a target names and
- * whether a caller may see it. A tab nobody claimed belongs to the default client.
+ * whether a caller may see it. A tab nobody claimed belongs to the default client. Emits `tabOpened` (TabEntry) and
+ * `tabClosed` (TabEntry, reason) with the tab's owner.
  */
-export class ClientManager {
+export class ClientManager extends EventEmitter {
   #browser: Browser;
   #defaultClientId: string;
   #owners = new Map<string, string>();
+  #opening = 0;
+  #unannounced: PageInfo[] = [];
 
   constructor(browser: Browser, defaultClientId: string) {
+    super();
+    this.setMaxListeners(0);
     this.#browser = browser;
     this.#defaultClientId = defaultClientId;
-    browser.on("pageDestroyed", (tabId: string) => this.#owners.delete(tabId));
+    browser.on("pageCreated", (page: PageInfo) => this.#announce(page));
+    browser.on("pageCrashed", (tabId: string) => this.#closed(tabId, "crashed"));
+    browser.on("pageDestroyed", (tabId: string, reason: "closed" | "detached") => {
+      this.#closed(tabId, reason);
+      this.#owners.delete(tabId);
+    });
     browser.on("disconnected", () => this.#owners.clear());
+  }
+
+  /**
+   * Holds back `tabOpened` while a tab is being opened for a client, so it is announced with its owner; returns
+   * the release.
+   */
+  beginOpen(): () => void {
+    this.#opening++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (--this.#opening > 0) return;
+      for (const page of this.#unannounced.splice(0)) if (this.#browser.page(page.tabId)) this.#announce(page);
+    };
   }
 
   /** The base client that owns a tab. */
@@ -90,6 +116,16 @@ export class ClientManager {
       throw new HubError("TARGET_NOT_FOUND", `no tab ${target}; list tabs with tabs.list`);
     }
     return this.#entry(clientId, page);
+  }
+
+  #announce(page: PageInfo): void {
+    if (this.#opening > 0) this.#unannounced.push(page);
+    else this.emit("tabOpened", this.#entry(this.ownerOf(page.tabId), page));
+  }
+
+  #closed(tabId: string, reason: string): void {
+    const page = this.#browser.page(tabId) ?? { tabId, url: "", title: "" };
+    this.emit("tabClosed", this.#entry(this.ownerOf(tabId), page), reason);
   }
 
   #entry(clientId: string, page: PageInfo): TabEntry {

@@ -22,12 +22,19 @@ export const tabsOpen = defineMethod<TabsOpenParams>({
     const clientId = ownerFor(params.clientId, call);
     const direct = params.waitUntil === "none" || params.url === "about:blank";
     const connection = browser.connection();
-    const { targetId } = await connection.send(
-      "Target.createTarget",
-      { url: direct ? params.url : "about:blank", background: params.background },
-      { signal: call.budget.signal },
-    );
-    clients.claim(targetId, clientId);
+    const announce = clients.beginOpen();
+    let targetId: string;
+    try {
+      const created = await connection.send(
+        "Target.createTarget",
+        { url: direct ? params.url : "about:blank", background: params.background },
+        { signal: call.budget.signal },
+      );
+      targetId = created.targetId;
+      clients.claim(targetId, clientId);
+    } finally {
+      announce();
+    }
     try {
       if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params.url, params.waitUntil, call.budget);
       const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { signal: call.budget.signal });

@@ -11,6 +11,10 @@ export interface ConnectionState {
   /** The peer's address, for logs. */
   peer: string;
   inflight: InflightTable;
+  /** Aborts when the connection closes, so what it subscribed to can be freed. */
+  closed: AbortSignal;
+  /** Sends a notification; false when it was dropped because the peer reads too slowly. */
+  notify(method: string, params: object): boolean;
 }
 
 /** Everything a method handler gets besides its params. */

@@ -29,5 +29,17 @@ function argumentText(arg: Protocol.Runtime.RemoteObject): string {
   if (arg.unserializableValue !== undefined) return arg.unserializableValue;
   if (arg.type === "undefined") return "undefined";
   if (arg.value !== undefined) return typeof arg.value === "object" ? JSON.stringify(arg.value) : String(arg.value);
+  if (arg.preview && (arg.subtype === undefined || arg.subtype === "array")) return previewText(arg.preview);
   return arg.description ?? arg.type;
+}
+
+// Chrome sends a shallow preview of objects logged to the console; render it the way the DevTools console does.
+function previewText(preview: Protocol.Runtime.ObjectPreview): string {
+  const more = preview.overflow ? ", …" : "";
+  if (preview.subtype === "array") return `[${preview.properties.map(propertyText).join(", ")}${more}]`;
+  return `{${preview.properties.map((p) => `${p.name}: ${propertyText(p)}`).join(", ")}${more}}`;
+}
+
+function propertyText(property: Protocol.Runtime.PropertyPreview): string {
+  return property.type === "string" ? JSON.stringify(property.value ?? "") : (property.value ?? property.type);
 }

@@ -12,10 +12,9 @@ export interface RpcPeerOptions<S> {
   scope: ReadonlySet<string> | null;
   peer: string;
   highWaterBytes: number;
+  /** A socket that stays over the high-water mark this long is closed with 1013 (try again later). */
+  slowReaderTimeoutMs: number;
 }
-
-// A socket that stays over the high-water mark this long is closed with 1013 (try again later).
-const OVER_HIGH_WATER_LIMIT_MS = 10_000;
 
 /** One orchestrator connection on /rpc: frames in, answers out, its in-flight calls cancelled when it closes. */
 export class RpcPeer<S> {
@@ -23,11 +22,19 @@ export class RpcPeer<S> {
   #ws: WebSocket;
   #options: RpcPeerOptions<S>;
   #overSince: number | null = null;
+  #closed = new AbortController();
 
   constructor(ws: WebSocket, options: RpcPeerOptions<S>) {
     this.#ws = ws;
     this.#options = options;
-    this.state = { id: uuidv4(), scope: options.scope, peer: options.peer, inflight: new InflightTable() };
+    this.state = {
+      id: uuidv4(),
+      scope: options.scope,
+      peer: options.peer,
+      inflight: new InflightTable(),
+      closed: this.#closed.signal,
+      notify: (method, params) => this.notify(method, params),
+    };
     ws.on("message", (data) => this.#onMessage(data as Buffer));
     ws.once("close", (code) => this.#onClose(code));
     ws.on("error", (error) => log.debug("rpc socket error", { connection: this.state.id, error: error.message }));
@@ -68,12 +75,13 @@ export class RpcPeer<S> {
     }
     const now = Date.now();
     this.#overSince ??= now;
-    if (now - this.#overSince > OVER_HIGH_WATER_LIMIT_MS) this.close(1013, "the connection stopped reading");
+    if (now - this.#overSince > this.#options.slowReaderTimeoutMs) this.close(1013, "the connection stopped reading");
     return true;
   }
 
   #onClose(code: number): void {
     this.state.inflight.cancelAll(new HubError("CANCELLED", "the connection closed"));
+    this.#closed.abort();
     log.info("rpc connection closed", { connection: this.state.id, code });
   }
 }

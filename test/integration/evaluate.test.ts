@@ -1,20 +1,9 @@
 import { expect } from "chai";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import { RpcError, type TestRpcClient } from "../support/rpc-client.js";
+import { rpcFailure, type RpcError, type TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab, type OpenedTab } from "../support/tabs.js";
 import { connect, sharedHub, startTestHub } from "../support/test-hub.js";
-
-/** Resolves with the RpcError a call fails with; fails the test if it succeeds. */
-async function failure(promise: Promise<unknown>): Promise<RpcError> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RpcError) return error;
-    throw error;
-  }
-  throw new Error("the call succeeded but should have failed");
-}
 
 describe("evaluate (real hub, real Chromium)", function () {
   this.timeout(30_000);
@@ -68,19 +57,19 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
 
     it("a syntax error is EVALUATION_FAILED with the parser's message", async () => {
-      const error = await failure(run("foo())"));
+      const error = await rpcFailure(run("foo())"));
       expect(error.code).to.equal(-32000);
       expect(error.message).to.equal("SyntaxError: Unexpected token ')'");
     });
 
     it("a reference error names the variable", async () => {
-      const error = await failure(run("undefinedVar"));
+      const error = await rpcFailure(run("undefinedVar"));
       expect(error.message).to.equal("ReferenceError: undefinedVar is not defined");
       expect(error.data).to.include({ name: "ReferenceError", message: "undefinedVar is not defined", lineNumber: 0, columnNumber: 0 });
     });
 
     it("a circular value is SERIALIZATION_FAILED", async () => {
-      const error = await failure(run("const o = {}; o.self = o; o"));
+      const error = await rpcFailure(run("const o = {}; o.self = o; o"));
       expect(error.code).to.equal(-32005);
     });
   });
@@ -127,19 +116,19 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
 
     it("AC7: a promise that never settles is TIMEOUT within its budget", async () => {
-      const error = await failure(run("new Promise(() => {})", { timeoutMs: 100 }));
+      const error = await rpcFailure(run("new Promise(() => {})", { timeoutMs: 100 }));
       expect(error.code).to.equal(-32001);
       expect(error.data).to.deep.equal({ timeoutMs: 100, terminated: false });
     });
 
     it("AC11: a thrown Error carries its message and stack", async () => {
-      const error = await failure(run("throw new Error('test error')"));
+      const error = await rpcFailure(run("throw new Error('test error')"));
       expect(error.message).to.equal("Error: test error");
       expect((error.data as { stack: string }).stack).to.match(/^Error: test error\n\s+at /);
     });
 
     it("AC12: an unknown variable is a ReferenceError", async () => {
-      expect((await failure(run("nonExistentVariable"))).message).to.match(/^ReferenceError: nonExistentVariable is not defined/);
+      expect((await rpcFailure(run("nonExistentVariable"))).message).to.match(/^ReferenceError: nonExistentVariable is not defined/);
     });
 
     it("AC13: maxSize truncates a large result", async () => {
@@ -175,7 +164,7 @@ describe("evaluate (real hub, real Chromium)", function () {
       await run("var kept = 5; window.alsoKept = 6");
       expect((await run("kept + alsoKept")).value).to.equal(11);
       await run("let shared = 1", { isolate: false });
-      expect((await failure(run("let shared = 2", { isolate: false }))).message).to.match(/SyntaxError: Identifier 'shared' has already been declared/);
+      expect((await rpcFailure(run("let shared = 2", { isolate: false }))).message).to.match(/SyntaxError: Identifier 'shared' has already been declared/);
     });
 
     it("top-level await works", async () => {
@@ -205,7 +194,7 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
 
     it("a thrown string is EVALUATION_FAILED named Uncaught", async () => {
-      expect((await failure(run("throw 'boom'"))).message).to.equal("Uncaught: boom");
+      expect((await rpcFailure(run("throw 'boom'"))).message).to.equal("Uncaught: boom");
     });
 
     it("runs with a user gesture", async () => {
@@ -219,7 +208,7 @@ describe("evaluate (real hub, real Chromium)", function () {
 
     it("while (true) {} answers TIMEOUT within 750 ms, is stopped, and the tab works afterwards", async () => {
       const started = Date.now();
-      const error = await failure(run("while (true) {}", { timeoutMs: 500 }));
+      const error = await rpcFailure(run("while (true) {}", { timeoutMs: 500 }));
       const elapsed = Date.now() - started;
       expect(error.code).to.equal(-32001);
       expect(error.data).to.deep.equal({ timeoutMs: 500, terminated: true });
@@ -228,13 +217,13 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
 
     it("a promise that never settles answers TIMEOUT and the tab works afterwards", async () => {
-      const error = await failure(run("new Promise(() => {})", { timeoutMs: 500 }));
+      const error = await rpcFailure(run("new Promise(() => {})", { timeoutMs: 500 }));
       expect(error.data).to.deep.equal({ timeoutMs: 500, terminated: false });
       expect(await run("1 + 1", { timeoutMs: 2_000 })).to.deep.equal({ type: "number", value: 2 });
     });
 
     it("a reload racing a slow promise answers PAGE_NAVIGATED", async () => {
-      const error = await failure(run("setTimeout(() => location.reload(), 50); new Promise(r => setTimeout(r, 10000))", { timeoutMs: 8_000 }));
+      const error = await rpcFailure(run("setTimeout(() => location.reload(), 50); new Promise(r => setTimeout(r, 10000))", { timeoutMs: 8_000 }));
       expect(error.code).to.equal(-32013);
     });
 
@@ -246,7 +235,7 @@ describe("evaluate (real hub, real Chromium)", function () {
 
     it("cancel answers the cancelled call CANCELLED and stops a spinning script", async () => {
       const expression = "fetch('/mark?name=spin-1', { keepalive: true }); while (true) {}";
-      const spinning = failure(client.call("evaluate", { target: tab.target, expression, timeoutMs: 20_000 }, "spin-1"));
+      const spinning = rpcFailure(client.call("evaluate", { target: tab.target, expression, timeoutMs: 20_000 }, "spin-1"));
       await fixtures.waitForMark("spin-1");
       expect(await client.call("cancel", { id: "spin-1" })).to.deep.equal({ cancelled: true });
       expect((await spinning).code).to.equal(-32010);
@@ -255,7 +244,7 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
 
     it("a tab closed during the call answers TARGET_CLOSED", async () => {
-      const pending = failure(run("new Promise(() => {})", { timeoutMs: 10_000 }));
+      const pending = rpcFailure(run("new Promise(() => {})", { timeoutMs: 10_000 }));
       await run("1");
       await client.call("tabs.close", { target: tab.target });
       expect((await pending).code).to.equal(-32003);
@@ -271,7 +260,7 @@ describe("evaluate with EVALUATE_ENABLED=false", function () {
     const client = await connect(hub);
     try {
       const { target } = await openTab(client);
-      const error = await failure(evaluate(client, target, "1 + 1"));
+      const error = await rpcFailure(evaluate(client, target, "1 + 1"));
       expect(error.code).to.equal(-32007);
       expect(error.message).to.equal("evaluate is turned off on this hub (EVALUATE_ENABLED=false)");
       expect(await client.call("tabs.close", { target })).to.deep.equal({ closed: true });

@@ -2,7 +2,7 @@ import net from "node:net";
 import { expect } from "chai";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import { RpcError, type TestRpcClient } from "../support/rpc-client.js";
+import { RpcError, rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connect, sharedHub } from "../support/test-hub.js";
 
@@ -13,16 +13,6 @@ interface TabRow {
   url: string;
   title: string;
   agent: unknown;
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<number> {
-  try {
-    await promise;
-  } catch (error) {
-    if (error instanceof RpcError) return error.code;
-    throw error;
-  }
-  throw new Error("the call succeeded but should have failed");
 }
 
 /** A loopback port nothing listens on. */
@@ -75,7 +65,7 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     try {
       expect(opened.target).to.equal(`alpha:${opened.tabId}`);
       expect((await evaluate(client, opened.target, "document.title")).value).to.equal("Other Page");
-      expect(await codeOf(evaluate(client, `local:${opened.tabId}`, "1"))).to.equal(-32002);
+      expect((await rpcFailure(evaluate(client, `local:${opened.tabId}`, "1"))).code).to.equal(-32002);
       const { tabs } = await client.call<{ tabs: TabRow[] }>("tabs.list", { clientId: "alpha" });
       expect(tabs.map((t) => t.target)).to.deep.equal([opened.target]);
       const { clients } = await client.call<{ clients: { clientId: string; agent: unknown; tabs: string[] }[] }>("clients.list");
@@ -90,7 +80,7 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     expect(await client.call("tabs.close", { target: opened.target })).to.deep.equal({ closed: true });
     const { tabs } = await client.call<{ tabs: TabRow[] }>("tabs.list");
     expect(tabs.map((t) => t.target)).to.not.include(opened.target);
-    expect(await codeOf(evaluate(client, opened.target, "1"))).to.equal(-32002);
+    expect((await rpcFailure(evaluate(client, opened.target, "1"))).code).to.equal(-32002);
   });
 
   it("tabs.activate brings a tab forward", async () => {
@@ -141,7 +131,7 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     const opened = await openTab(client);
     try {
       const started = Date.now();
-      expect(await codeOf(client.call("navigate", { target: opened.target, url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }))).to.equal(-32001);
+      expect((await rpcFailure(client.call("navigate", { target: opened.target, url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }))).code).to.equal(-32001);
       expect(Date.now() - started).to.be.below(750);
     } finally {
       await closeTab(client, opened.target);
@@ -149,12 +139,12 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
   });
 
   it("file: and chrome: URLs are FORBIDDEN unless ALLOW_URL_SCHEMES names them; javascript: too", async () => {
-    expect(await codeOf(client.call("tabs.open", { url: "file:///etc/passwd" }))).to.equal(-32007);
-    expect(await codeOf(client.call("tabs.open", { url: "chrome://settings" }))).to.equal(-32007);
+    expect((await rpcFailure(client.call("tabs.open", { url: "file:///etc/passwd" }))).code).to.equal(-32007);
+    expect((await rpcFailure(client.call("tabs.open", { url: "chrome://settings" }))).code).to.equal(-32007);
     const opened = await openTab(client);
     try {
-      expect(await codeOf(client.call("navigate", { target: opened.target, url: "javascript:alert(1)" }))).to.equal(-32007);
-      expect(await codeOf(client.call("navigate", { target: opened.target, url: "not a url" }))).to.equal(-32602);
+      expect((await rpcFailure(client.call("navigate", { target: opened.target, url: "javascript:alert(1)" }))).code).to.equal(-32007);
+      expect((await rpcFailure(client.call("navigate", { target: opened.target, url: "not a url" }))).code).to.equal(-32602);
     } finally {
       await closeTab(client, opened.target);
     }

@@ -25,6 +25,12 @@ export async function startFixtureServer(): Promise<FixtureServer> {
   const markWaiters = new Map<string, () => void>();
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://fixture.invalid");
+    // Chrome asks every origin for a favicon; a 404 would add a browser console message to every page.
+    if (url.pathname === "/favicon.ico") {
+      response.writeHead(204);
+      response.end();
+      return;
+    }
     if (url.pathname === "/mark") {
       const name = url.searchParams.get("name") ?? "";
       marks.add(name);

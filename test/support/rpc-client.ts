@@ -11,6 +11,17 @@ export class RpcError extends Error {
   }
 }
 
+/** Resolves with the RpcError a call fails with; rejects (failing the test) if the call succeeds. */
+export async function rpcFailure(promise: Promise<unknown>): Promise<RpcError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof RpcError) return error;
+    throw error;
+  }
+  throw new Error("the call succeeded but should have failed");
+}
+
 /** How a test connects. */
 export interface ConnectOptions {
   token?: string;
@@ -27,7 +38,7 @@ export class TestRpcClient {
   #frames: unknown[] = [];
   #waiters: ((frame: unknown) => void)[] = [];
   #pending = new Map<string | number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  readonly notifications: { method: string; params: unknown }[] = [];
+  #listeners: ((method: string, params: Record<string, unknown>) => void)[] = [];
 
   private constructor(ws: WebSocket) {
     this.ws = ws;
@@ -80,6 +91,11 @@ export class TestRpcClient {
     });
   }
 
+  /** Hands every later notification to `listener` instead of queueing it for nextFrame(). */
+  onNotification(listener: (method: string, params: Record<string, unknown>) => void): void {
+    this.#listeners.push(listener);
+  }
+
   /** Resolves with true when no frame arrives within `ms` (used only to show that nothing is sent). */
   async expectSilence(ms: number): Promise<boolean> {
     try {
@@ -106,6 +122,11 @@ export class TestRpcClient {
       this.#pending.delete(response.id);
       if (response.error) pending.reject(new RpcError(response.error.code, response.error.message, response.error.data));
       else pending.resolve(response.result);
+      return;
+    }
+    const notification = frame as { method?: string; id?: unknown; params?: Record<string, unknown> };
+    if (this.#listeners.length > 0 && typeof notification.method === "string" && notification.id === undefined) {
+      for (const listener of this.#listeners) listener(notification.method, notification.params ?? {});
       return;
     }
     const waiter = this.#waiters.shift();

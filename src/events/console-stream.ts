@@ -1,0 +1,152 @@
+import { v4 as uuidv4 } from "uuid";
+import type { SessionPool } from "../cdp/session-pool.js";
+import type { TabSession } from "../cdp/tab-session.js";
+import type { ConnectionState } from "../rpc/method.js";
+import type { ConsoleLevel } from "../runtime/console-text.js";
+import { ConsoleBuffer } from "./console-buffer.js";
+import { fromConsoleCall, fromException, fromLogEntry, type ConsoleMessage } from "./console-message.js";
+
+/** What a subscriber asked for. */
+export interface SubscribeOptions {
+  tabId: string;
+  target: string;
+  levels: readonly ConsoleLevel[] | undefined;
+  exceptions: boolean;
+  replay: boolean;
+}
+
+interface Subscription {
+  id: string;
+  tabId: string;
+  target: string;
+  connection: ConnectionState;
+  levels: ReadonlySet<ConsoleLevel> | null;
+  exceptions: boolean;
+  dropped: number;
+  retry: NodeJS.Timeout | null;
+}
+
+/** How often a subscriber that lost messages is offered its console.dropped notice while nothing else is logged. */
+const DROPPED_RETRY_MS = 100;
+
+/**
+ * Collects every attached tab's console (Runtime.consoleAPICalled, Runtime.exceptionThrown, Log.entryAdded) into a
+ * bounded ring buffer and streams it to subscribers in page order. A subscriber that reads too slowly has messages
+ * dropped and counted (console.dropped), so it costs bounded memory and never slows the others.
+ */
+export class ConsoleStream {
+  #bufferSize: number;
+  #buffers = new Map<string, ConsoleBuffer>();
+  #byTab = new Map<string, Set<Subscription>>();
+  #byId = new Map<string, Subscription>();
+
+  constructor(pool: SessionPool, bufferSize: number) {
+    this.#bufferSize = bufferSize;
+    pool.on("attached", (tab: TabSession) => this.#watch(tab));
+  }
+
+  /** Starts streaming a tab's console to a connection; ends when it unsubscribes, closes, or the tab goes. */
+  subscribe(connection: ConnectionState, options: SubscribeOptions): string {
+    const subscription: Subscription = {
+      id: uuidv4(),
+      tabId: options.tabId,
+      target: options.target,
+      connection,
+      levels: options.levels ? new Set(options.levels) : null,
+      exceptions: options.exceptions,
+      dropped: 0,
+      retry: null,
+    };
+    this.#byId.set(subscription.id, subscription);
+    let subscriptions = this.#byTab.get(options.tabId);
+    if (!subscriptions) this.#byTab.set(options.tabId, (subscriptions = new Set()));
+    subscriptions.add(subscription);
+    connection.closed.addEventListener("abort", () => this.unsubscribe(connection, subscription.id), { once: true });
+    if (options.replay) for (const message of this.list(options.tabId, this.#bufferSize, true)) this.#deliver(subscription, message);
+    return subscription.id;
+  }
+
+  /** Ends one of the connection's subscriptions; false when it has none with that id. */
+  unsubscribe(connection: ConnectionState, subscriptionId: string): boolean {
+    const subscription = this.#byId.get(subscriptionId);
+    if (!subscription || subscription.connection !== connection) return false;
+    this.#remove(subscription);
+    return true;
+  }
+
+  /** The newest messages of a tab, in page order. */
+  list(tabId: string, limit: number, sinceNavigation: boolean): ConsoleMessage[] {
+    return this.#buffers.get(tabId)?.recent(limit, sinceNavigation) ?? [];
+  }
+
+  /** The connections subscribed to a tab's console. */
+  subscribersOf(tabId: string): ConnectionState[] {
+    return [...(this.#byTab.get(tabId) ?? [])].map((subscription) => subscription.connection);
+  }
+
+  /** Ends every subscription of a tab (closed or crashed); `forget` also drops what it logged. */
+  dropTab(tabId: string, forget: boolean): void {
+    for (const subscription of this.#byTab.get(tabId) ?? []) this.#remove(subscription);
+    if (forget) this.#buffers.delete(tabId);
+  }
+
+  /** How many subscriptions are live (for tests and metrics). */
+  get size(): number {
+    return this.#byId.size;
+  }
+
+  #watch(tab: TabSession): void {
+    const tabId = tab.tabId;
+    let buffer = this.#buffers.get(tabId);
+    // Runtime.enable replays what V8 kept of the page's console; after a re-attach those are already buffered.
+    const replayedBefore = buffer ? buffer.newestTimestamp : -Infinity;
+    if (!buffer) this.#buffers.set(tabId, (buffer = new ConsoleBuffer(this.#bufferSize)));
+    const record = (message: ConsoleMessage): void => {
+      if (message.timestamp <= replayedBefore) return;
+      buffer.push(message);
+      for (const subscription of this.#byTab.get(tabId) ?? []) this.#deliver(subscription, message);
+    };
+    tab.listen("Runtime.consoleAPICalled", (event) => record(fromConsoleCall(event)));
+    tab.listen("Runtime.exceptionThrown", (event) => record(fromException(event)));
+    tab.listen("Log.entryAdded", (event) => record(fromLogEntry(event)));
+    tab.listen("Page.javascriptDialogOpening", (event) => {
+      const told = new Set<ConnectionState>();
+      for (const { connection, target } of this.#byTab.get(tabId) ?? []) {
+        if (told.has(connection)) continue;
+        told.add(connection);
+        connection.notify("dialog.opened", { target, type: event.type, message: event.message });
+      }
+    });
+    tab.onNavigated(() => buffer.markNavigation());
+  }
+
+  #deliver(subscription: Subscription, message: ConsoleMessage): void {
+    if (message.source === "exception" ? !subscription.exceptions : subscription.levels?.has(message.level) === false) return;
+    if (subscription.dropped > 0 && !this.#offerDropped(subscription)) {
+      subscription.dropped++;
+      return;
+    }
+    const sent = subscription.connection.notify("console.message", { subscriptionId: subscription.id, target: subscription.target, ...message });
+    if (sent) return;
+    subscription.dropped++;
+    subscription.retry ??= setInterval(() => this.#offerDropped(subscription), DROPPED_RETRY_MS);
+  }
+
+  /** Sends the console.dropped notice if the connection has room again; true when nothing is owed any more. */
+  #offerDropped(subscription: Subscription): boolean {
+    const { id: subscriptionId, target, dropped: count } = subscription;
+    if (!subscription.connection.notify("console.dropped", { subscriptionId, target, count })) return false;
+    subscription.dropped = 0;
+    if (subscription.retry) clearInterval(subscription.retry);
+    subscription.retry = null;
+    return true;
+  }
+
+  #remove(subscription: Subscription): void {
+    if (subscription.retry) clearInterval(subscription.retry);
+    this.#byId.delete(subscription.id);
+    const subscriptions = this.#byTab.get(subscription.tabId);
+    subscriptions?.delete(subscription);
+    if (subscriptions?.size === 0) this.#byTab.delete(subscription.tabId);
+  }
+}

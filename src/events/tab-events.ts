@@ -1,0 +1,46 @@
+import type { ClientManager, TabEntry } from "../clients/client-manager.js";
+import type { ConnectionState } from "../rpc/method.js";
+import type { ConsoleStream } from "./console-stream.js";
+
+/** The topics of events.subscribe this hub serves. */
+export type Topic = "tabs";
+
+/**
+ * Tab notifications: `tab.opened` and `tab.closed` to connections subscribed to the `tabs` topic that may see the
+ * tab, and `tab.closed` to every connection subscribed to the tab's console (once per connection).
+ */
+export class TabEvents {
+  #clients: ClientManager;
+  #console: ConsoleStream;
+  #topics = new Map<ConnectionState, ReadonlySet<Topic>>();
+
+  constructor(clients: ClientManager, consoleStream: ConsoleStream) {
+    this.#clients = clients;
+    this.#console = consoleStream;
+    clients.on("tabOpened", (entry: TabEntry) => {
+      const { target, clientId, tabId, url } = entry;
+      for (const connection of this.#watchers(entry)) connection.notify("tab.opened", { target, clientId, tabId, url });
+    });
+    clients.on("tabClosed", (entry: TabEntry, reason: string) => {
+      const told = new Set([...this.#console.subscribersOf(entry.tabId), ...this.#watchers(entry)]);
+      for (const connection of told) connection.notify("tab.closed", { target: entry.target, reason });
+      this.#console.dropTab(entry.tabId, reason !== "crashed");
+    });
+  }
+
+  /** Sets the topics a connection listens to (replacing earlier ones) until it closes. */
+  subscribe(connection: ConnectionState, topics: readonly Topic[]): void {
+    if (!this.#topics.has(connection)) {
+      connection.closed.addEventListener("abort", () => this.#topics.delete(connection), { once: true });
+    }
+    this.#topics.set(connection, new Set(topics));
+  }
+
+  #watchers(entry: TabEntry): ConnectionState[] {
+    const watchers: ConnectionState[] = [];
+    for (const [connection, topics] of this.#topics) {
+      if (topics.has("tabs") && this.#clients.canSee(connection, entry.clientId)) watchers.push(connection);
+    }
+    return watchers;
+  }
+}

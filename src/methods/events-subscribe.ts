@@ -1,0 +1,16 @@
+import type { Topic } from "../events/tab-events.js";
+import { defineMethod } from "../services.js";
+
+interface EventsSubscribeParams {
+  topics: Topic[];
+}
+
+/** `events.subscribe`: tab.opened / tab.closed notifications for every client this connection may see. */
+export const eventsSubscribe = defineMethod<EventsSubscribeParams>({
+  name: "events.subscribe",
+  run(params, call) {
+    const topics = [...new Set(params.topics)];
+    call.services.tabEvents.subscribe(call.connection, topics);
+    return Promise.resolve({ topics });
+  },
+});

@@ -1,0 +1,224 @@
+import { expect } from "chai";
+import type { Hub } from "../../src/hub.js";
+import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
+import { RpcError, type TestRpcClient } from "../support/rpc-client.js";
+import { closeTab, evaluate, openTab } from "../support/tabs.js";
+import { connect, sharedHub, startTestHub } from "../support/test-hub.js";
+
+interface Message {
+  subscriptionId: string;
+  target: string;
+  level: string;
+  text: string;
+  source: string;
+  stack?: string;
+  args: unknown[];
+}
+
+/** Collects notifications of one method until `done` says so, with a deadline. */
+function collect<T>(client: TestRpcClient, method: string, done: (all: T[]) => boolean, timeoutMs = 20_000): Promise<T[]> {
+  const all: T[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`only ${all.length} ${method} within ${timeoutMs} ms`)), timeoutMs);
+    client.onNotification((name, params) => {
+      if (name !== method) return;
+      all.push(params as T);
+      if (done(all)) {
+        clearTimeout(timer);
+        resolve(all);
+      }
+    });
+  });
+}
+
+/** The page code that logs `count` messages cycling through every level, numbered from `from`. */
+function logLoop(count: number, from = 0): string {
+  return `const levels = ["log", "info", "warn", "error", "debug"]; for (let i = ${from}; i < ${from + count}; i++) console[levels[i % 5]]("m" + i); ${count}`;
+}
+
+describe("console streaming (real hub, real Chromium)", function () {
+  this.timeout(60_000);
+  let hub: Hub;
+  let fixtures: FixtureServer;
+
+  before(async () => {
+    hub = await sharedHub();
+    fixtures = await startFixtureServer();
+  });
+  after(async () => fixtures.close());
+
+  it("a subscriber receives all 10,000 messages of a loop, in order, with their levels", async () => {
+    const client = await connect(hub);
+    const tab = await openTab(client);
+    try {
+      const { subscriptionId } = await client.call<{ subscriptionId: string }>("console.subscribe", { target: tab.target });
+      const received = collect<Message>(client, "console.message", (all) => all.length >= 10_000);
+      await evaluate(client, tab.target, logLoop(10_000), { captureConsole: false });
+      const messages = await received;
+      expect(messages.map((m) => m.text)).to.deep.equal(Array.from({ length: 10_000 }, (_, i) => `m${i}`));
+      expect(messages.slice(0, 5).map((m) => m.level)).to.deep.equal(["log", "info", "warn", "error", "debug"]);
+      expect(messages.every((m) => m.subscriptionId === subscriptionId && m.target === tab.target && m.source === "console")).to.equal(true);
+      expect(messages[0]?.args).to.deep.equal([{ type: "string", value: "m0" }]);
+    } finally {
+      await closeTab(client, tab.target);
+      await client.close();
+    }
+  });
+
+  it("a page exception arrives with source exception and its stack; levels filter the rest", async () => {
+    const client = await connect(hub);
+    const tab = await openTab(client);
+    try {
+      await client.call("console.subscribe", { target: tab.target, levels: ["error"] });
+      const received = collect<Message>(client, "console.message", (all) => all.some((m) => m.source === "exception"));
+      await evaluate(client, tab.target, "console.log('filtered out'); console.error('kept'); setTimeout(() => { throw new TypeError('kaput'); }, 0)");
+      const messages = await received;
+      expect(messages.map((m) => [m.source, m.level, m.text])).to.deep.equal([
+        ["console", "error", "kept"],
+        ["exception", "error", "Uncaught TypeError: kaput"],
+      ]);
+      expect(messages[1]?.stack).to.match(/TypeError: kaput\n\s+at /);
+    } finally {
+      await closeTab(client, tab.target);
+      await client.close();
+    }
+  });
+
+  it("console.list has what the page logged before anyone subscribed; replay sends it first", async () => {
+    const client = await connect(hub);
+    const tab = await openTab(client, fixtures.url("console.html"));
+    try {
+      const { messages } = await client.call<{ messages: Message[] }>("console.list", { target: tab.target });
+      expect(messages.map((m) => [m.level, m.text])).to.deep.equal([
+        ["log", "early 1 {a: 1}"],
+        ["warn", "early warning"],
+      ]);
+      const replayed = collect<Message>(client, "console.message", (all) => all.length >= 2);
+      await client.call("console.subscribe", { target: tab.target, replay: true });
+      expect((await replayed).map((m) => m.text)).to.deep.equal(["early 1 {a: 1}", "early warning"]);
+      await client.call("navigate", { target: tab.target, url: fixtures.url("other.html") });
+      expect((await client.call<{ messages: Message[] }>("console.list", { target: tab.target })).messages).to.deep.equal([]);
+      const all = await client.call<{ messages: Message[] }>("console.list", { target: tab.target, sinceNavigation: false, limit: 1 });
+      expect(all.messages.map((m) => m.text)).to.deep.equal(["early warning"]);
+    } finally {
+      await closeTab(client, tab.target);
+      await client.close();
+    }
+  });
+
+  it("subscribers hear of dialogs; closing the tab sends tab.closed and ends the subscription", async () => {
+    const client = await connect(hub);
+    const tab = await openTab(client);
+    const { subscriptionId } = await client.call<{ subscriptionId: string }>("console.subscribe", { target: tab.target });
+    const dialog = collect<{ target: string; type: string; message: string }>(client, "dialog.opened", (all) => all.length >= 1);
+    await evaluate(client, tab.target, "alert('hello there')");
+    expect(await dialog).to.deep.equal([{ target: tab.target, type: "alert", message: "hello there" }]);
+    const closed = collect<{ target: string; reason: string }>(client, "tab.closed", (all) => all.length >= 1);
+    await client.call("tabs.close", { target: tab.target });
+    expect(await closed).to.deep.equal([{ target: tab.target, reason: "closed" }]);
+    const error = await client.call("console.unsubscribe", { subscriptionId }).catch((e: RpcError) => e);
+    expect((error as RpcError).code).to.equal(-32602);
+    await client.close();
+  });
+
+  it("console.unsubscribe stops the stream; closing the connection frees its subscriptions", async () => {
+    const before = hub.services.console.size;
+    const client = await connect(hub);
+    const tab = await openTab(client);
+    const { subscriptionId } = await client.call<{ subscriptionId: string }>("console.subscribe", { target: tab.target });
+    await client.call("console.subscribe", { target: tab.target });
+    expect(hub.services.console.size).to.equal(before + 2);
+    expect(await client.call("console.unsubscribe", { subscriptionId })).to.deep.equal({ unsubscribed: true });
+    expect(hub.services.console.size).to.equal(before + 1);
+    const other = await connect(hub);
+    await closeTab(other, tab.target);
+    await client.close();
+    await other.call("ping");
+    expect(hub.services.console.size).to.equal(before);
+    await other.close();
+  });
+
+  it("events.subscribe tabs: tab.opened with its client and tab.closed, only for tabs the connection may see", async () => {
+    const watcher = await connect(hub);
+    const actor = await connect(hub);
+    expect(await watcher.call("events.subscribe", { topics: ["tabs"] })).to.deep.equal({ topics: ["tabs"] });
+    const opened = collect<{ target: string; clientId: string }>(watcher, "tab.opened", (all) => all.some((t) => t.clientId === "beta"));
+    const tab = await openTab(actor, "about:blank", { clientId: "beta" });
+    expect((await opened).find((t) => t.clientId === "beta")).to.deep.include({ target: tab.target, clientId: "beta", tabId: tab.tabId });
+    const closed = collect<{ target: string; reason: string }>(watcher, "tab.closed", (all) => all.some((t) => t.target === tab.target));
+    await actor.call("tabs.close", { target: tab.target });
+    expect((await closed).find((t) => t.target === tab.target)).to.deep.equal({ target: tab.target, reason: "closed" });
+    await Promise.all([watcher.close(), actor.close()]);
+  });
+});
+
+describe("a console subscriber that stops reading", function () {
+  this.timeout(120_000);
+  // The hub and both clients share this process, so bursts need some room even for a reader that keeps up.
+  const HIGH_WATER = 2 * 1024 * 1024;
+  let hub: Hub;
+
+  before(async () => {
+    // The stalled reader must outlive the run: no heartbeat reaping, no 1013, however slow the machine is.
+    hub = await startTestHub({ SEND_HIGH_WATER_BYTES: String(HIGH_WATER), SLOW_READER_TIMEOUT_MS: "600000", HEARTBEAT_INTERVAL_MS: "600000" });
+  });
+  after(async () => hub.stop());
+
+  it("costs bounded memory, is told how many it lost, and does not slow a second subscriber who gets every message", async () => {
+    const TOTAL = 200_000;
+    const slow = await connect(hub);
+    const fast = await connect(hub);
+    const tab = await openTab(fast);
+    try {
+      await slow.call("console.subscribe", { target: tab.target });
+      await fast.call("console.subscribe", { target: tab.target });
+      let slowReceived = 0;
+      let slowDropped = 0;
+      let slowComplete = (): void => {};
+      const slowDone = new Promise<void>((resolve) => (slowComplete = resolve));
+      slow.onNotification((method, params) => {
+        if (method === "console.message") slowReceived++;
+        if (method === "console.dropped") slowDropped += params.count as number;
+        if (slowReceived + slowDropped === TOTAL) slowComplete();
+      });
+      let fastCount = 0;
+      let inOrder = true;
+      const fastDone = new Promise<void>((resolve, reject) => {
+        fast.onNotification((method, params) => {
+          if (method === "console.dropped") reject(new Error(`the subscriber that keeps reading lost ${String(params.count)} messages`));
+          if (method !== "console.message") return;
+          inOrder &&= params.text === `m${fastCount}`;
+          if (++fastCount === TOTAL) resolve();
+        });
+      });
+      const socket = (slow.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+      socket.pause();
+      const memoryBefore = process.memoryUsage();
+      let peakGrowth = 0;
+      const sampler = setInterval(() => {
+        const now = process.memoryUsage();
+        peakGrowth = Math.max(peakGrowth, now.heapUsed + now.arrayBuffers - memoryBefore.heapUsed - memoryBefore.arrayBuffers);
+      }, 50);
+      for (let from = 0; from < TOTAL; from += 20_000) {
+        await evaluate(fast, tab.target, logLoop(20_000, from), { captureConsole: false, timeoutMs: 60_000 });
+      }
+      await fastDone;
+      clearInterval(sampler);
+      expect(fastCount).to.equal(TOTAL);
+      expect(inOrder).to.equal(true);
+      // Unbounded, the slow subscriber's 200,000 messages would hold about 50 MB here.
+      expect(peakGrowth).to.be.below(40 * 1024 * 1024);
+      process.stdout.write(`      (peak hub-process memory growth with a stalled subscriber: ${(peakGrowth / 1024 / 1024).toFixed(1)} MiB)\n`);
+
+      socket.resume();
+      await slowDone;
+      expect(slowDropped).to.be.greaterThan(0);
+      expect(slowReceived + slowDropped).to.equal(TOTAL);
+      // What it did receive is what fitted under the high-water mark and in the socket buffers, not a backlog.
+      expect(slowReceived).to.be.below(TOTAL / 4);
+    } finally {
+      await closeTab(fast, tab.target);
+      await Promise.all([slow.close(), fast.close()]);
+    }
+  });
+});
