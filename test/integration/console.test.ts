@@ -3,6 +3,7 @@ import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { RpcError, type TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
+import { collect } from "../support/collect.js";
 import { connect, sharedHub, startTestHub } from "../support/test-hub.js";
 
 interface Message {
@@ -13,22 +14,6 @@ interface Message {
   source: string;
   stack?: string;
   args: unknown[];
-}
-
-/** Collects notifications of one method until `done` says so, with a deadline. */
-function collect<T>(client: TestRpcClient, method: string, done: (all: T[]) => boolean, timeoutMs = 20_000): Promise<T[]> {
-  const all: T[] = [];
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`only ${all.length} ${method} within ${timeoutMs} ms`)), timeoutMs);
-    client.onNotification((name, params) => {
-      if (name !== method) return;
-      all.push(params as T);
-      if (done(all)) {
-        clearTimeout(timer);
-        resolve(all);
-      }
-    });
-  });
 }
 
 /** The page code that logs `count` messages cycling through every level, numbered from `from`. */
@@ -78,6 +63,22 @@ describe("console streaming (real hub, real Chromium)", function () {
         ["exception", "error", "Uncaught TypeError: kaput"],
       ]);
       expect(messages[1]?.stack).to.match(/TypeError: kaput\n\s+at /);
+    } finally {
+      await closeTab(client, tab.target);
+      await client.close();
+    }
+  });
+
+  it("the browser's own log (a failed resource load) arrives with source browser", async () => {
+    const client = await connect(hub);
+    const tab = await openTab(client, fixtures.url("index.html"));
+    try {
+      await client.call("console.subscribe", { target: tab.target });
+      const received = collect<Message & { url?: string }>(client, "console.message", (all) => all.some((m) => m.source === "browser"));
+      await evaluate(client, tab.target, "fetch('/missing-resource').then((r) => r.status)");
+      const browser = (await received).find((m) => m.source === "browser");
+      expect(browser).to.deep.include({ level: "error", source: "browser", url: fixtures.url("missing-resource") });
+      expect(browser?.text).to.match(/404/);
     } finally {
       await closeTab(client, tab.target);
       await client.close();
@@ -138,7 +139,7 @@ describe("console streaming (real hub, real Chromium)", function () {
     await other.close();
   });
 
-  it("events.subscribe tabs: tab.opened with its client and tab.closed, only for tabs the connection may see", async () => {
+  it("events.subscribe tabs: tab.opened with the client it was opened for, and tab.closed", async () => {
     const watcher = await connect(hub);
     const actor = await connect(hub);
     expect(await watcher.call("events.subscribe", { topics: ["tabs"] })).to.deep.equal({ topics: ["tabs"] });

@@ -2,6 +2,7 @@ import net from "node:net";
 import { expect } from "chai";
 import WebSocket from "ws";
 import type { Hub } from "../../src/hub.js";
+import { collect } from "../support/collect.js";
 import { startFixtureServer } from "../support/fixture-server.js";
 import { RpcError, TestRpcClient } from "../support/rpc-client.js";
 import { connect, startTestHub } from "../support/test-hub.js";
@@ -80,6 +81,13 @@ describe("transport: auth, origins, limits, heartbeat, shutdown (real hub)", fun
       expect((hidden as RpcError).message.replace(local.target, "X")).to.equal((missing as RpcError).message.replace("local:NOSUCHTAB", "X"));
       expect((await scoped.call("tabs.open", { clientId: "local" }).catch((e: RpcError) => e)) as RpcError).to.have.property("code", -32007);
       expect((await full.call("evaluate", { target: mine.target, expression: "2" })) as object).to.deep.equal({ type: "number", value: 2 });
+      await scoped.call("events.subscribe", { topics: ["tabs"] });
+      const seen = collect<{ clientId: string }>(scoped, "tab.opened", (all) => all.length >= 1);
+      const other = await full.call<{ target: string }>("tabs.open", {});
+      const own = await scoped.call<{ target: string }>("tabs.open", {});
+      expect((await seen).map((t) => t.clientId)).to.deep.equal(["alpha"]);
+      await full.call("tabs.close", { target: other.target });
+      await full.call("tabs.close", { target: own.target });
     } finally {
       await full.call("tabs.close", { target: local.target });
       await full.call("tabs.close", { target: mine.target });
