@@ -12,6 +12,9 @@ export interface Config {
   port: number;
   apiPort: number | null;
   tokens: readonly TokenGrant[];
+  /** The secret agents present (URL ?token=, Authorization, or secretKey in register); null: loopback agents only. */
+  authKey: string | null;
+  agentLegacyAuth: boolean;
   allowedOrigins: ReadonlySet<string>;
   cdpUrl: string | null;
   chromePath: string | null;
@@ -67,6 +70,8 @@ export function parseConfig(env: Env): Config {
     port: integer(env, "PORT", 8080, 0, 65_535),
     apiPort,
     tokens: Object.freeze(parseTokens(env)),
+    authKey: env.AUTH_KEY ? checkedToken("AUTH_KEY", env.AUTH_KEY.trim()) : null,
+    agentLegacyAuth: boolean(env, "AGENT_LEGACY_AUTH", false),
     allowedOrigins: list(env, "ALLOWED_ORIGINS"),
     cdpUrl: cdpUrl(env),
     chromePath: env.CHROME_PATH ? env.CHROME_PATH : null,

@@ -1,8 +1,10 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { v4 as uuidv4 } from "uuid";
 import { WebSocketServer, type WebSocket } from "ws";
 import { Browser } from "./cdp/browser.js";
 import { SessionPool } from "./cdp/session-pool.js";
+import { AgentRegistry } from "./clients/agent-registry.js";
 import { ClientManager } from "./clients/client-manager.js";
 import type { Config } from "./config.js";
 import { ConsoleStream } from "./events/console-stream.js";
@@ -13,6 +15,7 @@ import { METHODS } from "./methods/index.js";
 import { loadOpenRpc, ParamsValidator } from "./rpc/params-validator.js";
 import { Router } from "./rpc/router.js";
 import type { HubServices } from "./services.js";
+import { openAgentPeer } from "./transport/agent-peer.js";
 import { Authenticator } from "./transport/auth.js";
 import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
@@ -30,6 +33,8 @@ export interface Hub {
 }
 
 const CLOSE_WAIT_MS = 1_000;
+/** The protocol version agents are told in welcome. */
+const HUB_VERSION = "1.0.0";
 // Messages kept per tab for console.list and replay.
 const CONSOLE_BUFFER_SIZE = 1_000;
 
@@ -37,30 +42,42 @@ const CONSOLE_BUFFER_SIZE = 1_000;
 export async function startHub(config: Config): Promise<Hub> {
   const browser = new Browser(config);
   const pool = new SessionPool(browser, { maxSessions: config.maxSessions, dialogPolicy: config.dialogPolicy });
-  const clients = new ClientManager(browser, config.defaultClientId);
+  const agents = new AgentRegistry();
+  const clients = new ClientManager(browser, agents, config.defaultClientId);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE);
-  const tabEvents = new TabEvents(clients, consoleStream);
-  const services: HubServices = { config, browser, pool, clients, console: consoleStream, tabEvents };
+  const tabEvents = new TabEvents(clients, consoleStream, agents);
+  const services: HubServices = { config, browser, pool, clients, agents, console: consoleStream, tabEvents };
   await browser.start();
-  const router = new Router({ methods: METHODS, services, validator: new ParamsValidator(loadOpenRpc()), ...config });
+  const validator = new ParamsValidator(loadOpenRpc());
+  const router = new Router({ methods: METHODS, services, validator, ...config });
+  // The DevTools client sends its own calls without "jsonrpc".
+  const agentRouter = new Router({ methods: METHODS, services, validator, ...config, allowMissingVersion: true });
   const authenticator = new Authenticator(config.tokens);
+  const agentKey = new Authenticator(config.authKey ? [{ token: config.authKey, scope: null }] : []);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
   const sockets = new Set<WebSocket>();
+  const serverId = uuidv4();
   const server = http.createServer((request, response) => handleHttp(request, response, services));
   server.on("upgrade", (request, socket, head) => {
-    const decision = decideUpgrade(request, { authenticator, allowedOrigins: config.allowedOrigins });
+    const decision = decideUpgrade(request, { authenticator, agentKey, allowedOrigins: config.allowedOrigins });
     if ("status" in decision) return refuseUpgrade(socket, decision);
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
       ws.once("close", () => sockets.delete(ws));
       heartbeat.track(ws);
-      new RpcPeer(ws, {
-        router,
-        scope: decision.grant.scope,
-        peer: decision.peer,
-        highWaterBytes: config.sendHighWaterBytes,
-        slowReaderTimeoutMs: config.slowReaderTimeoutMs,
+      const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
+      if (decision.endpoint === "rpc") return void new RpcPeer(ws, { router, scope: decision.grant.scope, ...limits });
+      openAgentPeer(ws, {
+        ...limits,
+        router: agentRouter,
+        registry: agents,
+        agentKey,
+        authKey: config.authKey,
+        legacyAuth: config.agentLegacyAuth,
+        authenticated: decision.authenticated,
+        serverId,
+        version: HUB_VERSION,
       });
     });
   });

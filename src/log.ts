@@ -75,7 +75,7 @@ export function logApi(entry: ApiLogEntry): void {
 
 /** Points the loggers at the configured directory and level, and learns the secrets to redact. */
 export function configureLogging(config: Config, extraSecrets: readonly string[] = []): void {
-  secrets = [...config.tokens.map((grant) => grant.token), ...extraSecrets].filter((s) => s.length > 0);
+  secrets = [...config.tokens.map((grant) => grant.token), config.authKey ?? "", ...extraSecrets].filter((s) => s.length > 0);
   const file = (name: string, level?: string): winston.transport =>
     new winston.transports.File({
       filename: path.join(config.logDir, name),

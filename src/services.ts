@@ -1,8 +1,11 @@
 import type { Browser } from "./cdp/browser.js";
 import type { SessionPool } from "./cdp/session-pool.js";
 import type { TabSession } from "./cdp/tab-session.js";
+import type { AgentRecord, AgentRegistry } from "./clients/agent-registry.js";
 import type { ClientManager, TabEntry } from "./clients/client-manager.js";
+import { parseTarget } from "./clients/target-id.js";
 import type { Config } from "./config.js";
+import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
 import type { TabEvents } from "./events/tab-events.js";
 import type { CallContext, MethodDefinition } from "./rpc/method.js";
@@ -13,6 +16,7 @@ export interface HubServices {
   browser: Browser;
   pool: SessionPool;
   clients: ClientManager;
+  agents: AgentRegistry;
   console: ConsoleStream;
   tabEvents: TabEvents;
 }
@@ -30,4 +34,18 @@ export async function acquireTab(call: HubCall, target: string): Promise<{ entry
   const entry = call.services.clients.resolve(target, call.connection);
   const tab = await call.services.pool.acquire(entry.tabId, call.budget);
   return { entry, tab };
+}
+
+/** The ready agent a target names: TARGET_NOT_FOUND unless the caller may see it, AGENT_UNAVAILABLE unless it is ready. */
+export function readyAgent(call: HubCall, target: string): AgentRecord {
+  const { clientId, tabId } = parseTarget(target);
+  const { agents, clients, browser } = call.services;
+  const agent = agents.get(target);
+  const tabExists = browser.page(tabId) !== undefined && clients.ownerOf(tabId) === clientId;
+  if (!clients.canSee(call.connection, clientId) || (!agent && !tabExists)) {
+    throw new HubError("TARGET_NOT_FOUND", `no tab or agent ${target}; list them with clients.list`);
+  }
+  if (!agent) throw new HubError("AGENT_UNAVAILABLE", `no agent is connected on ${target}; open DevTools with the agent on that tab`);
+  if (agent.state !== "ready") throw new HubError("AGENT_UNAVAILABLE", `the agent on ${target} has not said ready yet; retry shortly`);
+  return agent;
 }

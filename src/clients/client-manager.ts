@@ -1,6 +1,7 @@
 import { EventEmitter } from "node:events";
 import { HubError } from "../errors.js";
 import type { Browser, PageInfo } from "../cdp/browser.js";
+import type { AgentRecord, AgentRegistry } from "./agent-registry.js";
 import { formatTarget, parseTarget } from "./target-id.js";
 
 /** Who is calling: the base client ids their token reaches, or null for every client. */
@@ -32,15 +33,21 @@ export interface ClientEntry {
  */
 export class ClientManager extends EventEmitter {
   #browser: Browser;
+  #agents: AgentRegistry;
   #defaultClientId: string;
   #owners = new Map<string, string>();
   #opening = 0;
   #unannounced: PageInfo[] = [];
 
-  constructor(browser: Browser, defaultClientId: string) {
+  constructor(browser: Browser, agents: AgentRegistry, defaultClientId: string) {
     super();
     this.setMaxListeners(0);
     this.#browser = browser;
+    this.#agents = agents;
+    // An agent that registers from a tab makes its base id the tab's owner.
+    agents.on("connected", (agent: AgentRecord) => {
+      if (browser.page(agent.tabId)) this.claim(agent.tabId, agent.baseId);
+    });
     this.#defaultClientId = defaultClientId;
     browser.on("pageCreated", (page: PageInfo) => this.#announce(page));
     browser.on("pageCrashed", (tabId: string) => this.#closed(tabId, "crashed"));
@@ -93,16 +100,21 @@ export class ClientManager extends EventEmitter {
     return entries;
   }
 
-  /** The clients the caller may see, each with its tabs. */
+  /** The clients the caller may see, each with its tabs and its agent (the readiest of its connections). */
   clients(caller: Caller): ClientEntry[] {
     const byClient = new Map<string, ClientEntry>();
-    for (const tab of this.tabs(caller)) {
-      let client = byClient.get(tab.clientId);
-      if (!client) {
-        client = { clientId: tab.clientId, agent: null, tabs: [] };
-        byClient.set(tab.clientId, client);
+    const client = (clientId: string): ClientEntry => {
+      let entry = byClient.get(clientId);
+      if (!entry) byClient.set(clientId, (entry = { clientId, agent: null, tabs: [] }));
+      return entry;
+    };
+    for (const tab of this.tabs(caller)) client(tab.clientId).tabs.push(tab.target);
+    for (const agent of this.#agents.all()) {
+      if (!this.canSee(caller, agent.baseId)) continue;
+      const entry = client(agent.baseId);
+      if (entry.agent === null || (entry.agent.state === "connected" && agent.state === "ready")) {
+        entry.agent = { state: agent.state, connectedAt: agent.connectedAt };
       }
-      client.tabs.push(tab.target);
     }
     return [...byClient.values()];
   }
@@ -129,6 +141,7 @@ export class ClientManager extends EventEmitter {
   }
 
   #entry(clientId: string, page: PageInfo): TabEntry {
-    return { target: formatTarget(clientId, page.tabId), clientId, tabId: page.tabId, url: page.url, title: page.title, agent: null };
+    const target = formatTarget(clientId, page.tabId);
+    return { target, clientId, tabId: page.tabId, url: page.url, title: page.title, agent: this.#agents.get(target)?.state ?? null };
   }
 }

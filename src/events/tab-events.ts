@@ -1,28 +1,36 @@
+import type { AgentRecord, AgentRegistry } from "../clients/agent-registry.js";
 import type { ClientManager, TabEntry } from "../clients/client-manager.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { ConsoleStream } from "./console-stream.js";
 
-/** The topics of events.subscribe this hub serves. */
-export type Topic = "tabs";
+/** The topics of events.subscribe. */
+export type Topic = "tabs" | "agents";
 
 /**
  * Tab notifications: `tab.opened` and `tab.closed` to connections subscribed to the `tabs` topic that may see the
- * tab, and `tab.closed` to every connection subscribed to the tab's console (once per connection).
+ * tab, and `tab.closed` to every connection subscribed to the tab's console (once per connection); agent
+ * notifications (`agent.connected`, `agent.ready`, `agent.disconnected`) to the `agents` topic.
  */
 export class TabEvents {
   #clients: ClientManager;
   #console: ConsoleStream;
   #topics = new Map<ConnectionState, ReadonlySet<Topic>>();
 
-  constructor(clients: ClientManager, consoleStream: ConsoleStream) {
+  constructor(clients: ClientManager, consoleStream: ConsoleStream, agents: AgentRegistry) {
     this.#clients = clients;
     this.#console = consoleStream;
+    for (const [event, method] of [["connected", "agent.connected"], ["ready", "agent.ready"], ["disconnected", "agent.disconnected"]] as const) {
+      agents.on(event, (agent: AgentRecord) => {
+        const { clientId: target, baseId: clientId, tabId } = agent;
+        for (const connection of this.#watchers("agents", clientId)) connection.notify(method, { target, clientId, tabId });
+      });
+    }
     clients.on("tabOpened", (entry: TabEntry) => {
       const { target, clientId, tabId, url } = entry;
-      for (const connection of this.#watchers(entry)) connection.notify("tab.opened", { target, clientId, tabId, url });
+      for (const connection of this.#watchers("tabs", clientId)) connection.notify("tab.opened", { target, clientId, tabId, url });
     });
     clients.on("tabClosed", (entry: TabEntry, reason: string) => {
-      const told = new Set([...this.#console.subscribersOf(entry.tabId), ...this.#watchers(entry)]);
+      const told = new Set([...this.#console.subscribersOf(entry.tabId), ...this.#watchers("tabs", entry.clientId)]);
       for (const connection of told) connection.notify("tab.closed", { target: entry.target, reason });
       this.#console.dropTab(entry.tabId, reason !== "crashed");
     });
@@ -36,10 +44,10 @@ export class TabEvents {
     this.#topics.set(connection, new Set(topics));
   }
 
-  #watchers(entry: TabEntry): ConnectionState[] {
+  #watchers(topic: Topic, clientId: string): ConnectionState[] {
     const watchers: ConnectionState[] = [];
     for (const [connection, topics] of this.#topics) {
-      if (topics.has("tabs") && this.#clients.canSee(connection, entry.clientId)) watchers.push(connection);
+      if (topics.has(topic) && this.#clients.canSee(connection, clientId)) watchers.push(connection);
     }
     return watchers;
   }

@@ -1,5 +1,7 @@
 import type { MethodDefinition } from "../rpc/method.js";
 import type { HubServices } from "../services.js";
+import { agentCall } from "./agent-call.js";
+import { agentRun } from "./agent-run.js";
 import { callOn } from "./call-on.js";
 import { cancel } from "./cancel.js";
 import { clientsList } from "./clients-list.js";
@@ -37,4 +39,6 @@ export const METHODS: readonly MethodDefinition<HubServices>[] = [
   consoleUnsubscribe,
   consoleList,
   eventsSubscribe,
+  agentRun,
+  agentCall,
 ];

@@ -47,6 +47,11 @@ export function parseFrame(text: string, options: EnvelopeOptions): Envelope {
   } catch {
     return { kind: "frame-error", response: errorResponse(null, ErrorCode.PARSE_ERROR, "Parse error: the frame is not valid JSON") };
   }
+  return envelopeOf(value, options);
+}
+
+/** Classifies an already parsed frame: one item, a batch, or an error for the frame as a whole. */
+export function envelopeOf(value: unknown, options: EnvelopeOptions): Envelope {
   if (!Array.isArray(value)) return { kind: "single", item: classify(value, options) };
   if (value.length === 0) {
     return { kind: "frame-error", response: errorResponse(null, ErrorCode.INVALID_REQUEST, "Invalid Request: an empty batch") };

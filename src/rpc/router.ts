@@ -2,7 +2,7 @@ import { JSONRPCServer, type JSONRPCResponse } from "json-rpc-2.0";
 import { Budget } from "../budget.js";
 import { ErrorCode, HubError, toWireError, type ErrorName } from "../errors.js";
 import { log, logApi } from "../log.js";
-import { errorResponse, parseFrame, type InvalidItem, type JsonRpcResponse, type RequestItem } from "./envelope.js";
+import { envelopeOf, errorResponse, parseFrame, type Envelope, type InvalidItem, type JsonRpcResponse, type RequestItem } from "./envelope.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "./method.js";
 import type { ParamsValidator } from "./params-validator.js";
 
@@ -41,8 +41,20 @@ export class Router<S> {
   }
 
   /** Answers one text frame: the serialized response, or null when nothing is owed (notifications only). */
-  async handleFrame(text: string, connection: ConnectionState): Promise<string | null> {
-    const envelope = parseFrame(text, { maxBatch: this.#options.maxBatch, allowMissingVersion: this.#options.allowMissingVersion ?? false });
+  handleFrame(text: string, connection: ConnectionState): Promise<string | null> {
+    return this.#answer(parseFrame(text, this.#envelopeOptions()), connection);
+  }
+
+  /** Answers a frame that was already parsed (the agent endpoint reads its control frames first). */
+  handleValue(value: unknown, connection: ConnectionState): Promise<string | null> {
+    return this.#answer(envelopeOf(value, this.#envelopeOptions()), connection);
+  }
+
+  #envelopeOptions(): { maxBatch: number; allowMissingVersion: boolean } {
+    return { maxBatch: this.#options.maxBatch, allowMissingVersion: this.#options.allowMissingVersion ?? false };
+  }
+
+  async #answer(envelope: Envelope, connection: ConnectionState): Promise<string | null> {
     if (envelope.kind === "frame-error") return JSON.stringify(envelope.response);
     if (envelope.kind === "single") {
       const response = await this.#handleItem(envelope.item, connection);

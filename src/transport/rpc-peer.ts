@@ -12,6 +12,8 @@ export interface RpcPeerOptions<S> {
   scope: ReadonlySet<string> | null;
   peer: string;
   highWaterBytes: number;
+  /** Agents only: sees every object frame first and returns true for the ones it handled (control frames, answers). */
+  intercept?: (frame: Record<string, unknown>) => boolean;
   /** A socket that stays over the high-water mark this long is closed with 1013 (try again later). */
   slowReaderTimeoutMs: number;
 }
@@ -47,6 +49,11 @@ export class RpcPeer<S> {
     return true;
   }
 
+  /** Sends a frame as it is (agent control frames). */
+  sendFrame(frame: object): void {
+    this.#send(JSON.stringify(frame));
+  }
+
   /** Closes the connection with a code and reason. */
   close(code: number, reason: string): void {
     this.#ws.close(code, reason);
@@ -54,7 +61,22 @@ export class RpcPeer<S> {
 
   // With the default binaryType every frame arrives as one Buffer; binary frames are read as UTF-8 JSON too.
   #onMessage(data: Buffer): void {
-    this.#options.router.handleFrame(data.toString("utf8"), this.state).then(
+    const text = data.toString("utf8");
+    const intercept = this.#options.intercept;
+    if (!intercept) return this.#route(this.#options.router.handleFrame(text, this.state));
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return this.#route(this.#options.router.handleFrame(text, this.state));
+    }
+    const frame = value as Record<string, unknown> | null;
+    if (frame !== null && typeof frame === "object" && !Array.isArray(frame) && intercept(frame)) return;
+    this.#route(this.#options.router.handleValue(value, this.state));
+  }
+
+  #route(answer: Promise<string | null>): void {
+    answer.then(
       (reply) => {
         if (reply !== null) this.#send(reply);
       },
