@@ -43,12 +43,15 @@ export class AgentCalls {
     });
   }
 
-  /** Takes a frame that answers one of the hub's calls; false when it answers none (not a response, or unknown id). */
+  /**
+   * Takes a response frame: the answer to one of the hub's calls, or a late one (its caller gave up) that is dropped;
+   * false when the frame is not a response at all.
+   */
   settle(frame: Record<string, unknown>): boolean {
-    if (typeof frame.id !== "string" || frame.method !== undefined || !("result" in frame || "error" in frame)) return false;
-    const pending = this.#pending.get(frame.id);
-    if (!pending) return false;
-    this.#settle(frame.id, () => {
+    if (frame.method !== undefined || !("result" in frame || "error" in frame)) return false;
+    const pending = typeof frame.id === "string" ? this.#pending.get(frame.id) : undefined;
+    if (!pending) return true;
+    this.#settle(frame.id as string, () => {
       if (frame.error === undefined || frame.error === null) pending.resolve(frame.result);
       else pending.reject(agentError(frame.error as AgentErrorObject));
     });
