@@ -45,6 +45,12 @@ export class HubError extends Error {
     this.data = data;
   }
 
+  /** Rebuilds a HubError from a wire error object (the name found from its code). */
+  static fromWire(wire: WireError): HubError {
+    const name = (Object.keys(ErrorCode) as ErrorName[]).find((key) => ErrorCode[key] === wire.code) ?? "INTERNAL_ERROR";
+    return new HubError(name, wire.message, wire.data);
+  }
+
   /** The error object for a JSON-RPC response. */
   toWire(): WireError {
     return this.data === undefined

@@ -9,7 +9,7 @@ import { ClientManager } from "./clients/client-manager.js";
 import type { Config } from "./config.js";
 import { ConsoleStream } from "./events/console-stream.js";
 import { TabEvents } from "./events/tab-events.js";
-import { handleHttp } from "./http/routes.js";
+import { HttpApi } from "./http/api.js";
 import { log } from "./log.js";
 import { METHODS } from "./methods/index.js";
 import { loadOpenRpc, ParamsValidator } from "./rpc/params-validator.js";
@@ -25,6 +25,8 @@ import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
 export interface Hub {
   /** The port it listens on (useful with PORT=0). */
   port: number;
+  /** The second HTTP API port (API_PORT), if any. */
+  apiPort: number | null;
   /** ws://host:port */
   url: string;
   services: HubServices;
@@ -58,7 +60,10 @@ export async function startHub(config: Config): Promise<Hub> {
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
   const sockets = new Set<WebSocket>();
   const serverId = uuidv4();
-  const server = http.createServer((request, response) => handleHttp(request, response, services));
+  const api = new HttpApi({ services, router, authenticator, maxBodyBytes: config.maxPayloadBytes, serverId, version: HUB_VERSION });
+  const server = http.createServer((request, response) => api.handle(request, response));
+  // Old eval-server deployments served the HTTP API on a port of its own.
+  const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));
   server.on("upgrade", (request, socket, head) => {
     const decision = decideUpgrade(request, { authenticator, agentKey, allowedOrigins: config.allowedOrigins });
     if ("status" in decision) return refuseUpgrade(socket, decision);
@@ -83,16 +88,19 @@ export async function startHub(config: Config): Promise<Hub> {
   });
   if (authenticator.isOpen) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
   const port = await listen(server, config.host, config.port);
+  const apiPort = apiServer && config.apiPort !== null ? await listen(apiServer, config.host, config.apiPort) : null;
   log.info("tabwire is listening", { url: `ws://${config.host}:${port}/rpc` });
   const stop = async (): Promise<void> => {
     heartbeat.stop();
     server.close();
+    apiServer?.close();
+    apiServer?.closeAllConnections();
     await closeAll(sockets);
     await services.pool.detachAll();
     await browser.stop();
     server.closeAllConnections();
   };
-  return { port, url: `ws://${config.host}:${port}`, services, stop };
+  return { port, apiPort, url: `ws://${config.host}:${port}`, services, stop };
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<number> {

@@ -50,6 +50,14 @@ export class Router<S> {
     return this.#answer(envelopeOf(value, this.#envelopeOptions()), connection);
   }
 
+  /** Calls one method as a request of `connection` would (validation, budget, cancellation) and returns its result, or throws the error as a HubError. */
+  async invoke(method: string, params: object, connection: ConnectionState): Promise<unknown> {
+    const reply = await this.handleValue({ jsonrpc: "2.0", id: 1, method, params }, connection);
+    const response = JSON.parse(reply ?? "null") as { result?: unknown; error?: { code: number; message: string; data?: unknown } } | null;
+    if (response?.error) throw HubError.fromWire(response.error);
+    return response?.result;
+  }
+
   #envelopeOptions(): { maxBatch: number; allowMissingVersion: boolean } {
     return { maxBatch: this.#options.maxBatch, allowMissingVersion: this.#options.allowMissingVersion ?? false };
   }

@@ -1,0 +1,149 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { v4 as uuidv4 } from "uuid";
+import { ErrorCode, HubError, isHubError } from "../errors.js";
+import { InflightTable } from "../rpc/inflight.js";
+import type { ConnectionState } from "../rpc/method.js";
+import type { Router } from "../rpc/router.js";
+import type { HubServices } from "../services.js";
+import { isLoopback, tokenFromRequest, type Authenticator, type Grant } from "../transport/auth.js";
+import { clientSummaries } from "./client-summaries.js";
+import { field, HttpError, readJsonBody, sendError, sendJson } from "./http-io.js";
+import { runResponses } from "./responses-route.js";
+
+/** What the HTTP API needs: the hub's parts, the router its routes call methods through, and the limits. */
+export interface HttpApiOptions {
+  services: HubServices;
+  router: Router<HubServices>;
+  authenticator: Authenticator;
+  maxBodyBytes: number;
+  serverId: string;
+  version: string;
+}
+
+/** One request as a route sees it. */
+export interface RouteContext {
+  body: Record<string, unknown>;
+  match: RegExpMatchArray;
+  connection: ConnectionState;
+  grant: Grant;
+  call(method: string, params: object): Promise<Record<string, unknown>>;
+}
+
+type Route = [method: string, path: RegExp, handler: (context: RouteContext) => Promise<unknown>];
+
+const STARTED_AT = Date.now();
+
+/** The eval-server compatible HTTP API of PROTOCOL.md section 7, on top of the JSON-RPC methods. */
+export class HttpApi {
+  #options: HttpApiOptions;
+  #routes: Route[];
+
+  constructor(options: HttpApiOptions) {
+    this.#options = options;
+    const { services } = options;
+    const target = (body: Record<string, unknown>): { clientId: string; tabId: string; target: string } => {
+      const clientId = field(body, "clientId") as string;
+      const tabId = field(body, "tabId") as string;
+      return { clientId, tabId, target: `${clientId}:${tabId}` };
+    };
+    this.#routes = [
+      ["GET", /^\/status$/, async ({ grant }) => ({ server: this.#server(), clients: services.clients.clients(grant) })],
+      ["GET", /^\/clients$/, async ({ grant }) => clientSummaries(services, grant)],
+      ["GET", /^\/clients\/([^/]+)\/tabs$/, async ({ grant, match }) => clientTabs(services, grant, decodeURIComponent(match[1] ?? ""))],
+      ["POST", /^\/tabs\/open$/, async ({ body, call }) => {
+        const opened = await call("tabs.open", { clientId: field(body, "clientId"), url: field(body, "url", false), background: body.background === true });
+        return { clientId: opened.clientId, tabId: opened.tabId, compositeClientId: opened.target, url: opened.url, status: "opened" };
+      }],
+      ["POST", /^\/tabs\/close$/, async ({ body, call }) => {
+        const { clientId, tabId, target: t } = target(body);
+        await call("tabs.close", { target: t });
+        return { clientId, tabId, status: "closed", success: true };
+      }],
+      ["POST", /^\/page\/content$/, async ({ body, call }) => {
+        const { clientId, tabId, target: t } = target(body);
+        const page = await call("content", { target: t, format: body.format === "text" ? "text" : "html" });
+        return { clientId, tabId, content: page.content, format: page.format, length: page.length, timestamp: Date.now() };
+      }],
+      ["POST", /^\/page\/screenshot$/, async ({ body, call }) => {
+        const { clientId, tabId, target: t } = target(body);
+        const shot = await call("screenshot", { target: t, fullPage: body.fullPage === true });
+        return { clientId, tabId, imageData: `data:${String(shot.mimeType)};base64,${String(shot.data)}`, format: shot.format, fullPage: body.fullPage === true, timestamp: Date.now() };
+      }],
+      ["POST", /^\/page\/execute$/, async ({ body, call }) => execute(target(body), body, call)],
+      ["POST", /^\/v1\/responses$/, async (context) => runResponses(services, context)],
+    ];
+  }
+
+  /** Answers one HTTP request; every failure becomes `{error: {code, message}}` with a real status. */
+  handle(request: IncomingMessage, response: ServerResponse): void {
+    this.#handle(request, response).catch((error: unknown) => sendError(response, error));
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? "/", "http://hub.invalid");
+    if (request.method === "GET" && url.pathname === "/health") {
+      return sendJson(response, 200, { ok: true, browser: this.#options.services.browser.isUp ? "connected" : "down", uptimeMs: Date.now() - STARTED_AT });
+    }
+    const route = this.#routes.find(([method, path]) => method === request.method && path.test(url.pathname));
+    if (!route) throw new HttpError(404, 404, `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see PROTOCOL.md section 7`);
+    const grant = this.#authorize(request, url);
+    const body = request.method === "POST" ? await readJsonBody(request, this.#options.maxBodyBytes) : {};
+    const connection = httpConnection(request, response, grant);
+    const call = async (method: string, params: object): Promise<Record<string, unknown>> =>
+      (await this.#options.router.invoke(method, params, connection)) as Record<string, unknown>;
+    const match = url.pathname.match(route[1]) as RegExpMatchArray;
+    sendJson(response, 200, await route[2]({ body, match, connection, grant, call }));
+  }
+
+  #authorize(request: IncomingMessage, url: URL): Grant {
+    const { authenticator } = this.#options;
+    if (authenticator.isOpen && !isLoopback(request.socket.remoteAddress)) {
+      throw new HttpError(403, ErrorCode.FORBIDDEN, "the hub has no tokens configured and accepts loopback callers only");
+    }
+    const grant = authenticator.check(tokenFromRequest(request, url));
+    if (!grant) throw new HttpError(401, 401, "a valid token is required: send Authorization: Bearer <token>");
+    return grant;
+  }
+
+  #server(): Record<string, unknown> {
+    const { services, serverId, version } = this.#options;
+    return { id: serverId, version, uptimeMs: Date.now() - STARTED_AT, browser: services.browser.isUp ? "connected" : "down", agents: services.agents.all().length };
+  }
+}
+
+function clientTabs(services: HubServices, grant: Grant, baseClientId: string): unknown {
+  const client = clientSummaries(services, grant).find((summary) => summary.id === baseClientId);
+  if (!client) throw new HttpError(404, ErrorCode.TARGET_NOT_FOUND, `no client ${baseClientId.slice(0, 200)}; list them with GET /clients`);
+  return { baseClientId, tabCount: client.tabCount, tabs: client.tabs };
+}
+
+async function execute(
+  where: { clientId: string; tabId: string; target: string },
+  body: Record<string, unknown>,
+  call: RouteContext["call"],
+): Promise<unknown> {
+  const { clientId, tabId, target } = where;
+  const expression = field(body, "expression") as string;
+  try {
+    const result = await call("evaluate", { target, expression, awaitPromise: body.awaitPromise !== false });
+    return { clientId, tabId, result };
+  } catch (error) {
+    // As the eval-server did: a page exception is a 200 with exceptionDetails, the rest are HTTP errors.
+    if (!isHubError(error, "EVALUATION_FAILED")) throw error;
+    const data = error.data as { stack?: string; lineNumber?: number; columnNumber?: number };
+    const exceptionDetails = { text: error.message, lineNumber: data.lineNumber, columnNumber: data.columnNumber, exception: { description: data.stack } };
+    return { clientId, tabId, result: { type: "object", subtype: "error", description: error.message }, exceptionDetails };
+  }
+}
+
+function httpConnection(request: IncomingMessage, response: ServerResponse, grant: Grant): ConnectionState {
+  const closed = new AbortController();
+  const inflight = new InflightTable();
+  // A caller that hangs up before its answer cancels the work it asked for.
+  response.once("close", () => {
+    if (response.writableFinished) return;
+    closed.abort();
+    inflight.cancelAll(new HubError("CANCELLED", "the HTTP caller went away"));
+  });
+  return { id: uuidv4(), scope: grant.scope, peer: request.socket.remoteAddress ?? "unknown", inflight, closed: closed.signal, notify: () => false };
+}

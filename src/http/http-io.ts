@@ -1,0 +1,80 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ErrorCode, HubError } from "../errors.js";
+
+/** An HTTP failure: its status and the `{error: {code, message, data?}}` body. */
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: number | string,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+const STATUS_BY_CODE = new Map<number, number>([
+  [ErrorCode.PARSE_ERROR, 400],
+  [ErrorCode.INVALID_REQUEST, 400],
+  [ErrorCode.INVALID_PARAMS, 400],
+  [ErrorCode.TARGET_NOT_FOUND, 404],
+  [ErrorCode.NODE_NOT_FOUND, 404],
+  [ErrorCode.FORBIDDEN, 403],
+  [ErrorCode.AGENT_UNAVAILABLE, 409],
+  [ErrorCode.TIMEOUT, 504],
+  [ErrorCode.OVERLOADED, 503],
+  [ErrorCode.CANCELLED, 499],
+]);
+
+/** The HTTP status of a hub error: 400, 403, 404, 409, 504...; browser, agent and page failures are 502. */
+export function statusOf(code: number): number {
+  if (code === ErrorCode.INTERNAL_ERROR) return 500;
+  return STATUS_BY_CODE.get(code) ?? 502;
+}
+
+/** Writes a JSON body with its status (never with Access-Control-Allow-Origin). */
+export function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  response.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
+  response.end(text);
+}
+
+/** Writes an error as `{error: {code, message, data?}}` with the status that fits it. */
+export function sendError(response: ServerResponse, error: unknown): void {
+  if (error instanceof HttpError) {
+    const body = { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
+    return sendJson(response, error.status, { error: body });
+  }
+  const wire = error instanceof HubError ? error.toWire() : { code: ErrorCode.INTERNAL_ERROR, message: "internal error; the hub logged the details" };
+  sendJson(response, statusOf(wire.code), { error: wire });
+}
+
+/** Reads a JSON object body of at most `limit` bytes (413 past it, 400 when it is not a JSON object). */
+export async function readJsonBody(request: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new HttpError(413, 413, `the body is larger than ${limit} bytes (MAX_PAYLOAD)`);
+    chunks.push(chunk as Buffer);
+  }
+  if (size === 0) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  } catch {
+    throw new HttpError(400, ErrorCode.PARSE_ERROR, "the body is not valid JSON");
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new HttpError(400, ErrorCode.INVALID_REQUEST, "the body must be a JSON object");
+  return value as Record<string, unknown>;
+}
+
+/** A string field of a body, or 400 naming it. */
+export function field(body: Record<string, unknown>, name: string, required = true): string | undefined {
+  const value = body[name];
+  if (value === undefined && !required) return undefined;
+  if (typeof value !== "string" || value.length === 0) {
+    throw new HttpError(400, ErrorCode.INVALID_PARAMS, `${name} is required and must be a non-empty string`, { errors: [{ path: `/${name}`, message: "must be a string" }] });
+  }
+  return value;
+}
