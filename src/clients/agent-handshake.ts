@@ -99,7 +99,8 @@ export class AgentHandshake {
     if (typeof secret === "string") return this.#reject(clientId, "the secretKey is wrong");
     if (!legacyAuth || authKey === null) return this.#reject(clientId, "authentication required: connect with ?token=<AUTH_KEY> or send secretKey in register");
     this.#pending = { clientId, capabilities: frame.capabilities };
-    this.#socket.sendFrame({ type: "auth_required", serverSecretKey: authKey });
+    // The shape the Browser Operator eval-server used, which its DevTools client waits for.
+    this.#socket.sendFrame({ type: "registration_ack", clientId, status: "auth_required", serverSecretKey: authKey });
   }
 
   // Legacy challenge: the agent compares the server's secret with its own and says whether they match.
