@@ -3,6 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { launchChrome, resolveChromePath } from "../src/cdp/chrome-launcher.js";
+import { agentFigures } from "./agent-figure.js";
 import { consoleFigure } from "./console-figure.js";
 import { evaluateFigure } from "./evaluate-figure.js";
 import type { Figure } from "./figure.js";
@@ -51,7 +52,12 @@ async function main(): Promise<void> {
       result: { sessionId: string };
     };
     const context = { hub, raw, target: opened.result.target, sessionId: attached.result.sessionId, rounds: ROUNDS, calls: CALLS_PER_ROUND };
-    const figures = [await evaluateFigure(context), await screenshotFigure(context), await consoleFigure(context)];
+    const figures = [
+      await evaluateFigure(context),
+      await screenshotFigure(context),
+      await consoleFigure(context),
+      ...(await agentFigures(context, started.url, ROOT)),
+    ];
     report(figures);
   } finally {
     hub?.close();
