@@ -85,6 +85,17 @@ describe("HTTP API of PROTOCOL.md section 7 (real hub, real Chromium)", function
     expect((await request("POST", "/tabs/close", where)).status).to.equal(404);
   });
 
+  it("every route but /health refuses a missing token with 401; a forbidden URL is 403; a missing tab 404 on every page route", async () => {
+    const routes: [string, string][] = [
+      ["GET", "/status"], ["GET", "/clients"], ["GET", "/clients/local/tabs"], ["POST", "/tabs/open"], ["POST", "/tabs/close"],
+      ["POST", "/page/content"], ["POST", "/page/screenshot"], ["POST", "/page/execute"], ["POST", "/v1/responses"],
+    ];
+    for (const [method, path] of routes) expect((await request(method, path, method === "POST" ? {} : undefined, null)).status, path).to.equal(401);
+    expect((await request("POST", "/tabs/open", { clientId: "web", url: "file:///etc/passwd" })).status).to.equal(403);
+    const gone = { clientId: "web", tabId: "NOSUCHTAB" };
+    for (const path of ["/page/content", "/page/screenshot", "/tabs/close"]) expect((await request("POST", path, gone)).status, path).to.equal(404);
+  });
+
   it("API_PORT serves the same API", async () => {
     const reply = await request("GET", "/status", undefined, TOKEN, `http://127.0.0.1:${String(hub.apiPort)}`);
     expect(reply.status).to.equal(200);
