@@ -54,10 +54,13 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     await Promise.all([first.close(), second.close()]);
   });
 
-  it("auth: secretKey in register works; a wrong one is rejected with 1008; a wrong URL key gets 401; none at all is rejected", async () => {
+  it("auth: the key as a header or secretKey in register works; a wrong one is rejected with 1008; a wrong URL key gets 401; none at all is rejected", async () => {
     const bySecret = await TestAgent.connect({ url: agentUrl("/agent", null), clientId: "gamma", secretKey: AGENT_KEY });
     expect((await bySecret.registration()).status).to.equal("accepted");
     await bySecret.close();
+    const byHeader = await TestAgent.connect({ url: agentUrl("/agent", null), clientId: "gamma", headers: { authorization: `Bearer ${AGENT_KEY}` } });
+    expect((await byHeader.registration()).status).to.equal("accepted");
+    await byHeader.close();
     const wrong = await TestAgent.connect({ url: agentUrl("/agent", null), clientId: "gamma", secretKey: "not-the-key-at-all" });
     expect((await wrong.registration()).status).to.equal("rejected");
     expect((await wrong.closed).code).to.equal(1008);
@@ -66,6 +69,14 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     expect((await none.closed).code).to.equal(1008);
     const refused = await TestAgent.connect({ url: agentUrl("/agent", "wrong-key-entirely"), clientId: "gamma" }).catch((e: { status?: number }) => e);
     expect((refused as { status?: number }).status).to.equal(401);
+  });
+
+  it("the DevTools Origin is allowed on the agent paths only", async () => {
+    const fromDevTools = await TestAgent.connect({ url: agentUrl(), clientId: "devtools-agent", headers: { origin: "devtools://devtools" } });
+    expect((await fromDevTools.registration()).status).to.equal("accepted");
+    await fromDevTools.close();
+    const refused = await connect(hub, { token: FULL, origin: "devtools://devtools" }).catch((e: { status?: number }) => e);
+    expect((refused as { status?: number }).status).to.equal(403);
   });
 
   it("ids are validated: ../ and 10,000 characters are rejected", async () => {
