@@ -51,14 +51,18 @@ export class SessionPool extends EventEmitter {
    * concurrent callers, each bounded by its own budget.
    */
   async acquire(tabId: string, budget: Budget): Promise<TabSession> {
-    const ready = this.#ready.get(tabId);
-    if (ready && !ready.cdp.isClosed) return this.#holdFor(ready, budget);
-    let pending = this.#sessions.get(tabId);
-    if (!pending) {
-      pending = this.#attach(tabId);
-      this.#sessions.set(tabId, pending);
+    for (;;) {
+      const ready = this.#ready.get(tabId);
+      if (ready && !ready.cdp.isClosed) return this.#holdFor(ready, budget);
+      let pending = this.#sessions.get(tabId);
+      if (!pending) {
+        pending = this.#attach(tabId);
+        this.#sessions.set(tabId, pending);
+      }
+      const tab = await raceSignal(pending, budget.signal);
+      // Another attach finishing in the same tick may have recycled it before this caller could hold it.
+      if (!tab.cdp.isClosed) return this.#holdFor(tab, budget);
     }
-    return this.#holdFor(await raceSignal(pending, budget.signal), budget);
   }
 
   /** Debug counters: sessions attached since start, and live now. */
