@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import AjvModule from "ajv";
 import { expect } from "chai";
+import { METHOD_NAMES } from "../../src/client/methods.js";
 import { ErrorCode } from "../../src/errors.js";
 import { METHODS } from "../../src/methods/index.js";
 import { loadOpenRpc, ParamsValidator } from "../../src/rpc/params-validator.js";
@@ -63,6 +64,10 @@ describe("contract: protocol/tabwire.openrpc.json against the handlers and the e
         if (example.result) expect(checkResult(example.result.value), `${method.name}: ${example.name} ${JSON.stringify(checkResult.errors)}`).to.equal(true);
       }
     }
+  });
+
+  it("the TypeScript client knows exactly the methods of the document", () => {
+    expect([...METHOD_NAMES].sort()).to.deep.equal(doc.methods.map((m) => m.name).sort());
   });
 
   it("every tab-level method takes target and timeoutMs", () => {

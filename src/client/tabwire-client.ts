@@ -1,0 +1,189 @@
+import WebSocket from "ws";
+import type { MethodName, Methods, Notifications } from "./methods.js";
+
+/** An error the hub answered a call with: its code (PROTOCOL.md section 8), message and data. */
+export class TabwireError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = "TabwireError";
+  }
+}
+
+/** The connection closed (or was not open) before the call was answered. */
+export class ConnectionClosedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConnectionClosedError";
+  }
+}
+
+/** How to reach the hub. */
+export interface TabwireClientOptions {
+  /** ws://host:port or ws://host:port/rpc. */
+  url: string;
+  token?: string;
+  /** Reconnect with backoff when the connection drops (default true). */
+  reconnect?: boolean;
+  /** How long connecting may take (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  /** Aborting rejects the call at once and sends the hub a cancel for it. */
+  signal?: AbortSignal;
+}
+
+type Listener<N extends keyof Notifications> = (params: Notifications[N]) => void;
+type StateListener = () => void;
+
+const CANCELLED = -32010;
+const BACKOFF_MIN_MS = 200;
+const BACKOFF_MAX_MS = 5_000;
+
+/** A typed JSON-RPC client of the hub: one method per hub method, notifications as events, cancel, reconnect. */
+export class TabwireClient {
+  #options: TabwireClientOptions;
+  #ws: WebSocket;
+  #nextId = 1;
+  #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  #listeners = new Map<string, Set<(params: never) => void>>();
+  #closing = false;
+  #backoffMs = BACKOFF_MIN_MS;
+
+  private constructor(ws: WebSocket, options: TabwireClientOptions) {
+    this.#options = options;
+    this.#ws = ws;
+    this.#attach(ws);
+  }
+
+  /** Connects; rejects with ConnectionClosedError when the hub cannot be reached or refuses the token. */
+  static async connect(options: TabwireClientOptions): Promise<TabwireClient> {
+    return new TabwireClient(await open(options), options);
+  }
+
+  /** Calls a hub method with typed params and result. */
+  call<M extends MethodName>(method: M, params: Methods[M]["params"], options: CallOptions = {}): Promise<Methods[M]["result"]> {
+    if (this.#ws.readyState !== WebSocket.OPEN) return Promise.reject(new ConnectionClosedError("not connected to the hub"));
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(new TabwireError(CANCELLED, "cancelled by the caller"));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        if (!this.#pending.delete(id)) return;
+        this.#send({ jsonrpc: "2.0", method: "cancel", params: { id } });
+        reject(new TabwireError(CANCELLED, "cancelled by the caller"));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const done = (): void => signal?.removeEventListener("abort", onAbort);
+      this.#pending.set(id, {
+        resolve: (value) => (done(), resolve(value as Methods[M]["result"])),
+        reject: (error) => (done(), reject(error)),
+      });
+      this.#send({ jsonrpc: "2.0", id, method, params });
+    });
+  }
+
+  /** Runs JavaScript in a tab. */
+  evaluate(params: Methods["evaluate"]["params"], options?: CallOptions): Promise<Methods["evaluate"]["result"]> {
+    return this.call("evaluate", params, options);
+  }
+
+  /** Listens to a notification; returns the disposer. */
+  on<N extends keyof Notifications>(name: N, listener: Listener<N>): () => void;
+  /** Listens to the connection dropping or coming back; returns the disposer. */
+  on(name: "disconnected" | "reconnected", listener: StateListener): () => void;
+  on(name: string, listener: (params: never) => void): () => void {
+    let listeners = this.#listeners.get(name);
+    if (!listeners) this.#listeners.set(name, (listeners = new Set()));
+    listeners.add(listener);
+    return () => listeners.delete(listener);
+  }
+
+  /** Closes the connection for good; pending calls reject with ConnectionClosedError. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    if (this.#ws.readyState === WebSocket.CLOSED) return;
+    const closed = new Promise((resolve) => this.#ws.once("close", resolve));
+    this.#ws.close(1000);
+    await closed;
+  }
+
+  #attach(ws: WebSocket): void {
+    ws.on("message", (data) => this.#onFrame(JSON.parse((data as Buffer).toString("utf8")) as Record<string, unknown>));
+    ws.on("error", () => {});
+    ws.once("close", () => this.#onClose());
+  }
+
+  #onFrame(frame: Record<string, unknown>): void {
+    if (typeof frame.id === "number") {
+      const pending = this.#pending.get(frame.id);
+      if (!pending) return;
+      this.#pending.delete(frame.id);
+      const error = frame.error as { code: number; message: string; data?: unknown } | undefined;
+      if (error) pending.reject(new TabwireError(error.code, error.message, error.data));
+      else pending.resolve(frame.result);
+      return;
+    }
+    if (typeof frame.method === "string") this.#emit(frame.method, frame.params);
+  }
+
+  #onClose(): void {
+    for (const { reject } of this.#pending.values()) reject(new ConnectionClosedError("the connection to the hub closed before the answer"));
+    this.#pending.clear();
+    if (this.#closing) return;
+    this.#emit("disconnected", undefined);
+    if (this.#options.reconnect !== false) this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect(): void {
+    const delay = this.#backoffMs;
+    this.#backoffMs = Math.min(this.#backoffMs * 2, BACKOFF_MAX_MS);
+    setTimeout(() => {
+      if (this.#closing) return;
+      open(this.#options).then(
+        (ws) => {
+          this.#ws = ws;
+          this.#backoffMs = BACKOFF_MIN_MS;
+          this.#attach(ws);
+          if (this.#closing) ws.close(1000);
+          else this.#emit("reconnected", undefined);
+        },
+        () => this.#scheduleReconnect(),
+      );
+    }, delay).unref();
+  }
+
+  #emit(name: string, params: unknown): void {
+    for (const listener of this.#listeners.get(name) ?? []) (listener as (params: unknown) => void)(params);
+  }
+
+  #send(frame: object): void {
+    this.#ws.send(JSON.stringify(frame));
+  }
+}
+
+function open(options: TabwireClientOptions): Promise<WebSocket> {
+  const url = new URL(options.url);
+  if (url.pathname === "/" || url.pathname === "") url.pathname = "/rpc";
+  const headers = options.token ? { authorization: `Bearer ${options.token}` } : undefined;
+  const ws = new WebSocket(url, { headers, perMessageDeflate: false, handshakeTimeout: options.connectTimeoutMs ?? 10_000 });
+  return new Promise((resolve, reject) => {
+    const fail = (why: string): void => {
+      ws.removeAllListeners();
+      ws.on("error", () => {});
+      ws.terminate();
+      reject(new ConnectionClosedError(`cannot connect to the hub at ${url.origin}: ${why}`));
+    };
+    ws.once("open", () => {
+      ws.removeAllListeners();
+      resolve(ws);
+    });
+    ws.once("unexpected-response", (_request, response) => fail(`HTTP ${response.statusCode}`));
+    ws.once("error", (error) => fail(error.message));
+  });
+}
