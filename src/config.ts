@@ -182,3 +182,15 @@ function checkedToken(name: string, token: string): string {
   if (/[\s:,]/.test(token)) throw new ConfigError(name, "a token may not contain spaces, ':' or ','");
   return token;
 }
+
+/** Where the command line finds the hub: --hub/--token win over TABWIRE_URL/TABWIRE_TOKEN (environment or .env). */
+export interface CliSettings {
+  hubUrl: string;
+  token: string | undefined;
+}
+
+/** Reads the command line's settings from the environment (after .env). */
+export function loadCliSettings(): CliSettings {
+  dotenv.config({ quiet: true });
+  return { hubUrl: process.env.TABWIRE_URL || "ws://127.0.0.1:8080", token: process.env.TABWIRE_TOKEN || process.env.HUB_TOKEN || undefined };
+}
