@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
+import { isCommand, runCommand } from "./cli/commands.js";
 import { runEval } from "./cli/eval-command.js";
 import { serve } from "./main.js";
 
@@ -13,6 +14,12 @@ Usage:
                       --max-size BYTES, --ref REF or --selector CSS (run a function on that element),
                       --hub URL / --token T (or TABWIRE_URL / TABWIRE_TOKEN), --pretty
                       exit codes: 1 JavaScript or general error, 2 hub not reachable, 3 target not found, 4 timeout
+  tabwire tabs [list | open URL [--client ID] [--background] | close TARGET | activate TARGET]
+  tabwire navigate URL    tabwire snapshot    tabwire content [--text]    tabwire status
+  tabwire screenshot [-o FILE] [--full-page] [--format png|jpeg|webp] [--selector CSS]
+  tabwire console [--follow] [--level LEVEL]   (--follow streams JSON lines until Ctrl-C)
+  tabwire agent run "task"
+                      every command takes --target (default: the only tab), --hub, --token, --pretty
   tabwire --version   print the version
   tabwire --help      print this help
 `;
@@ -22,6 +29,12 @@ if (command === "serve") {
   await serve();
 } else if (command === "eval") {
   process.exitCode = await runEval(process.argv.slice(3), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    stdin: readStdin,
+  });
+} else if (command !== undefined && isCommand(command)) {
+  process.exitCode = await runCommand(command, process.argv.slice(3), {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     stdin: readStdin,

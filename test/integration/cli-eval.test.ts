@@ -1,39 +1,13 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import type { Hub } from "../../src/hub.js";
+import { tabwire, type Run } from "../support/cli.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import type { TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, openTab, type OpenedTab } from "../support/tabs.js";
 import { connect, sharedHub, startTestHub } from "../support/test-hub.js";
-
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-/** Runs `tabwire <args>` as a user would, against `hubUrl`, with optional piped stdin. */
-function tabwire(args: string[], hubUrl: string, stdin?: string): Promise<Run> {
-  const started = Date.now();
-  const child = spawn(process.execPath, ["dist/src/cli.js", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, TABWIRE_URL: hubUrl, TABWIRE_TOKEN: "", HUB_TOKEN: "" },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(stdin ?? "");
-  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
-}
 
 const json = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
 

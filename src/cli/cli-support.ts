@@ -1,0 +1,54 @@
+import { ConnectionClosedError, TabwireClient, TabwireError } from "../client/index.js";
+import { loadCliSettings } from "../config.js";
+import { ErrorCode, type ErrorName } from "../errors.js";
+import { CliError } from "./eval-options.js";
+
+/** Where a command writes: JSON results on stdout, JSON errors on stderr. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  stdin: () => Promise<string>;
+}
+
+/** The hub address and token a command was given (flags win over TABWIRE_URL / TABWIRE_TOKEN). */
+export interface HubFlags {
+  hub?: string;
+  token?: string;
+}
+
+const EXIT_BY_ERROR: Partial<Record<ErrorName, number>> = { TARGET_NOT_FOUND: 3, TIMEOUT: 4 };
+const NAMES = new Map<number, ErrorName>(Object.entries(ErrorCode).map(([name, code]) => [code, name as ErrorName]));
+const CONNECT_TIMEOUT_MS = 1_000;
+
+/** Connects to the hub; an unreachable hub is exit code 2 with a message naming `tabwire serve`. */
+export async function connectHub(options: HubFlags): Promise<TabwireClient> {
+  const settings = loadCliSettings();
+  const url = options.hub ?? settings.hubUrl;
+  try {
+    return await TabwireClient.connect({ url, token: options.token ?? settings.token, reconnect: false, connectTimeoutMs: CONNECT_TIMEOUT_MS });
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new CliError(`the hub is not reachable (${why}); start it with \`tabwire serve\` or point --hub / TABWIRE_URL at it`, 2, "HUB_UNREACHABLE");
+  }
+}
+
+/** Without --target: the only page tab, else an error listing them. */
+export async function onlyTab(client: TabwireClient): Promise<string> {
+  const { tabs } = await client.call("tabs.list", {});
+  if (tabs.length === 1 && tabs[0]) return tabs[0].target;
+  const list = tabs.map((tab) => `${tab.target} ${tab.url}`).join("; ");
+  throw new CliError(`${tabs.length} tabs are open; pick one with --target (${list || "open one with tabwire tabs open URL"})`, 3, "TARGET_NOT_FOUND");
+}
+
+/** A failure as the JSON error body and the exit code scripts can use. */
+export function describeFailure(error: unknown): { body: Record<string, unknown>; exitCode: number } {
+  if (error instanceof CliError) return { body: { ok: false, error: error.message, code: error.code }, exitCode: error.exitCode };
+  if (error instanceof TabwireError) {
+    const name = NAMES.get(error.code) ?? String(error.code);
+    const stack = (error.data as { stack?: unknown } | undefined)?.stack;
+    const body = { ok: false, error: error.message, code: name, ...(typeof stack === "string" ? { stack } : {}) };
+    return { body, exitCode: EXIT_BY_ERROR[name as ErrorName] ?? 1 };
+  }
+  const message = error instanceof ConnectionClosedError ? `the hub closed the connection: ${error.message}` : (error as Error).message;
+  return { body: { ok: false, error: message, code: "ERROR" }, exitCode: 1 };
+}

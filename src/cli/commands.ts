@@ -1,0 +1,112 @@
+import { writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+import type { TabwireClient } from "../client/index.js";
+import { connectHub, describeFailure, onlyTab, type CliIo } from "./cli-support.js";
+import { CliError } from "./eval-options.js";
+
+type Values = Record<string, string | boolean | undefined>;
+type Command = (client: TabwireClient, values: Values, positionals: string[], io: CliIo) => Promise<object | null>;
+
+const COMMON: NonNullable<ParseArgsConfig["options"]> = {
+  hub: { type: "string" },
+  token: { type: "string" },
+  target: { type: "string" },
+  pretty: { type: "boolean" },
+};
+
+const target = async (client: TabwireClient, values: Values): Promise<string> => (typeof values.target === "string" ? values.target : onlyTab(client));
+
+/** The commands besides serve and eval: each a hub call or two, printed as `{"ok": true, ...result}`. */
+const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]>; run: Command }> = {
+  status: { options: {}, run: async (client) => ({ ...(await client.call("clients.list", {})), ...(await client.call("tabs.list", {})) }) },
+  tabs: { options: { client: { type: "string" }, background: { type: "boolean" } }, run: tabs },
+  navigate: { options: {}, run: async (client, values, [url]) => client.call("navigate", { target: await target(client, values), url: required(url, "navigate URL") }) },
+  snapshot: { options: {}, run: async (client, values) => client.call("snapshot", { target: await target(client, values) }) },
+  content: {
+    options: { text: { type: "boolean" } },
+    run: async (client, values) => client.call("content", { target: await target(client, values), format: values.text === true ? "text" : "html" }),
+  },
+  screenshot: {
+    options: { output: { type: "string", short: "o" }, "full-page": { type: "boolean" }, format: { type: "string" }, selector: { type: "string" } },
+    run: screenshot,
+  },
+  console: { options: { follow: { type: "boolean" }, level: { type: "string", multiple: true } }, run: consoleCommand },
+  agent: { options: {}, run: async (client, values, [verb, ...task]) => {
+    if (verb !== "run") throw new CliError('use: tabwire agent run "task" --target clientId:tabId', 1);
+    return { result: await client.call("agent.run", { target: await target(client, values), input: required(task.join(" "), "the task") }) };
+  } },
+};
+
+/** Whether `name` is one of these commands. */
+export function isCommand(name: string): boolean {
+  return name in COMMANDS;
+}
+
+/** Runs a command; returns the exit code. */
+export async function runCommand(name: string, args: string[], io: CliIo): Promise<number> {
+  const command = COMMANDS[name];
+  if (!command) throw new Error(`no command ${name}`);
+  let pretty = false;
+  try {
+    const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...COMMON, ...command.options } });
+    pretty = values.pretty === true;
+    const client = await connectHub({ hub: values.hub as string | undefined, token: values.token as string | undefined });
+    try {
+      const result = await command.run(client, values as Values, positionals, io);
+      if (result !== null) io.stdout(`${JSON.stringify({ ok: true, ...result }, null, pretty ? 2 : undefined)}\n`);
+      return 0;
+    } finally {
+      await client.close();
+    }
+  } catch (error) {
+    const { body, exitCode } = describeFailure(error);
+    io.stderr(`${JSON.stringify(body, null, pretty ? 2 : undefined)}\n`);
+    return exitCode;
+  }
+}
+
+async function tabs(client: TabwireClient, values: Values, [verb = "list", argument]: string[]): Promise<object> {
+  if (verb === "list") return client.call("tabs.list", {});
+  if (verb === "open") {
+    const clientId = typeof values.client === "string" ? values.client : undefined;
+    return client.call("tabs.open", { url: required(argument, "tabs open URL"), background: values.background === true, ...(clientId ? { clientId } : {}) });
+  }
+  if (verb === "close") return client.call("tabs.close", { target: required(argument, "tabs close TARGET") });
+  if (verb === "activate") return client.call("tabs.activate", { target: required(argument, "tabs activate TARGET") });
+  throw new CliError(`unknown tabs command ${JSON.stringify(verb)}; use list, open URL, close TARGET or activate TARGET`, 1);
+}
+
+async function screenshot(client: TabwireClient, values: Values): Promise<object> {
+  const format = typeof values.format === "string" ? values.format : "png";
+  if (!["png", "jpeg", "webp"].includes(format)) throw new CliError("--format is png, jpeg or webp", 1);
+  const shot = await client.call("screenshot", {
+    target: await target(client, values),
+    format: format as "png" | "jpeg" | "webp",
+    fullPage: values["full-page"] === true,
+    ...(typeof values.selector === "string" ? { selector: values.selector } : {}),
+  });
+  const file = path.resolve(typeof values.output === "string" ? values.output : `screenshot-${Date.now()}.${format}`);
+  const bytes = Buffer.from(shot.data, "base64");
+  await writeFile(file, bytes);
+  return { path: file, format: shot.format, width: shot.width, height: shot.height, bytes: bytes.length };
+}
+
+async function consoleCommand(client: TabwireClient, values: Values, _positionals: string[], io: CliIo): Promise<object | null> {
+  const tab = await target(client, values);
+  const levels = (values.level as unknown as string[] | undefined)?.filter(Boolean) as ("log" | "info" | "warn" | "error" | "debug")[] | undefined;
+  if (values.follow !== true) return client.call("console.list", { target: tab });
+  client.on("console.message", (message) => io.stdout(`${JSON.stringify(message)}\n`));
+  await client.call("console.subscribe", { target: tab, ...(levels?.length ? { levels } : {}) });
+  // Streams until the user stops it (Ctrl-C) or the hub closes the tab or the connection.
+  await new Promise<void>((resolve) => {
+    client.on("tab.closed", () => resolve());
+    client.on("disconnected", () => resolve());
+  });
+  return null;
+}
+
+function required(value: string | undefined, what: string): string {
+  if (!value) throw new CliError(`missing ${what}`, 1);
+  return value;
+}

@@ -1,0 +1,64 @@
+import { mkdtemp, readFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import type { Hub } from "../../src/hub.js";
+import { firstLineMatching, tabwire } from "../support/cli.js";
+import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
+import { imageSize } from "../support/image-size.js";
+import type { TestRpcClient } from "../support/rpc-client.js";
+import { evaluate } from "../support/tabs.js";
+import { connect, sharedHub } from "../support/test-hub.js";
+
+const json = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
+
+describe("tabwire tabs / navigate / content / snapshot / screenshot / console / status (CLI, real hub)", function () {
+  this.timeout(40_000);
+  let hub: Hub;
+  let fixtures: FixtureServer;
+  let client: TestRpcClient;
+
+  before(async () => {
+    hub = await sharedHub();
+    fixtures = await startFixtureServer();
+    client = await connect(hub);
+  });
+  after(async () => {
+    await client.close();
+    await fixtures.close();
+  });
+
+  it("opens, lists, navigates, reads, snapshots, captures and closes a tab", async () => {
+    const opened = json((await tabwire(["tabs", "open", fixtures.url("index.html"), "--client", "cli"], hub.url)).stdout);
+    const target = String(opened.target);
+    expect(opened).to.include({ ok: true, clientId: "cli" });
+    const listed = json((await tabwire(["tabs", "list"], hub.url)).stdout) as { tabs: { target: string }[] };
+    expect(listed.tabs.map((t) => t.target)).to.include(target);
+    expect(json((await tabwire(["status"], hub.url)).stdout)).to.include.keys("ok", "clients", "tabs");
+    expect(json((await tabwire(["navigate", fixtures.url("tall.html"), "--target", target], hub.url)).stdout)).to.include({ ok: true });
+    expect(String(json((await tabwire(["content", "--text", "--target", target], hub.url)).stdout).content)).to.be.a("string");
+    expect(String(json((await tabwire(["snapshot", "--target", target], hub.url)).stdout).text)).to.match(/RootWebArea/);
+    const dir = await mkdtemp(path.join(os.tmpdir(), "tabwire-shot-"));
+    const file = path.join(dir, "out.png");
+    const shot = json((await tabwire(["screenshot", "-o", file, "--full-page", "--target", target], hub.url)).stdout);
+    const size = imageSize(await readFile(file));
+    const height = (await evaluate<{ value: number }>(client, target, "document.documentElement.scrollHeight")).value;
+    expect(shot).to.include({ ok: true, path: file, width: size.width, height: size.height });
+    expect(size.height).to.equal(height);
+    expect(json((await tabwire(["tabs", "close", target], hub.url)).stdout)).to.deep.equal({ ok: true, closed: true });
+  });
+
+  it("console --follow prints messages as the page logs them", async () => {
+    const { target } = await client.call<{ target: string }>("tabs.open", {});
+    const follow = firstLineMatching(["console", "--follow", "--target", target], hub.url, /followed-message/);
+    try {
+      // Keep logging until the follower has subscribed and printed one: it cannot be told when it is ready.
+      const logger = setInterval(() => void evaluate(client, target, "console.log('followed-message')").catch(() => undefined), 100);
+      const line = await follow.line.finally(() => clearInterval(logger));
+      expect(json(line)).to.include({ level: "log", text: "followed-message", source: "console", target });
+    } finally {
+      follow.stop();
+      await client.call("tabs.close", { target });
+    }
+  });
+});

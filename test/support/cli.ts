@@ -1,0 +1,50 @@
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+
+/** What a finished command printed and how it ended. */
+export interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** Runs `tabwire <args>` as a user would, against `hubUrl`, with optional piped stdin. */
+export function tabwire(args: string[], hubUrl: string, stdin?: string): Promise<Run> {
+  const started = Date.now();
+  const child = spawn(process.execPath, ["dist/src/cli.js", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TABWIRE_URL: hubUrl, TABWIRE_TOKEN: "", HUB_TOKEN: "" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdin.end(stdin ?? "");
+  return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
+}
+
+/** Starts a long-running `tabwire <args>` (console --follow) and resolves with its first stdout line that matches. */
+export function firstLineMatching(args: string[], hubUrl: string, match: RegExp, timeoutMs = 15_000): { line: Promise<string>; stop: () => void } {
+  const child = spawn(process.execPath, ["dist/src/cli.js", ...args], {
+    cwd: ROOT,
+    env: { ...process.env, TABWIRE_URL: hubUrl, TABWIRE_TOKEN: "", HUB_TOKEN: "" },
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const line = new Promise<string>((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`no line matching ${String(match)} within ${timeoutMs} ms: ${seen}`)), timeoutMs);
+    child.stdout.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      const found = seen.split("\n").find((candidate) => match.test(candidate));
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      }
+    });
+  });
+  return { line, stop: () => child.kill("SIGINT") };
+}
