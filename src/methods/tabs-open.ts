@@ -41,7 +41,8 @@ export const tabsOpen = defineMethod<TabsOpenParams>({
       browser.notePage(targetInfo);
       return { target: formatTarget(clientId, targetId), clientId, tabId: targetId, url: targetInfo.url };
     } catch (error) {
-      connection.send("Target.closeTarget", { targetId }, { timeoutMs: CLOSE_TIMEOUT_MS }).catch(() => {});
+      // closePage re-sends the close that Chrome drops while the page is still navigating, as it often is here.
+      browser.closePage(targetId, AbortSignal.timeout(CLOSE_TIMEOUT_MS)).catch(() => {});
       throw error;
     }
   },
