@@ -7,7 +7,7 @@ import { parseTarget } from "./clients/target-id.js";
 import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
-import type { TabEvents } from "./events/tab-events.js";
+import type { EventTopics } from "./events/event-topics.js";
 import type { CallContext, MethodDefinition } from "./rpc/method.js";
 
 /** The parts of the hub every method handler may use. */
@@ -18,7 +18,7 @@ export interface HubServices {
   clients: ClientManager;
   agents: AgentRegistry;
   console: ConsoleStream;
-  tabEvents: TabEvents;
+  eventTopics: EventTopics;
 }
 
 /** The context of one call to a hub method. */

@@ -54,12 +54,7 @@ export class SessionPool extends EventEmitter {
     for (;;) {
       const ready = this.#ready.get(tabId);
       if (ready && !ready.cdp.isClosed) return this.#holdFor(ready, budget);
-      let pending = this.#sessions.get(tabId);
-      if (!pending) {
-        pending = this.#attach(tabId);
-        this.#sessions.set(tabId, pending);
-      }
-      const tab = await raceSignal(pending, budget.signal);
+      const tab = await raceSignal(this.#attachOnce(tabId), budget.signal);
       // Another attach finishing in the same tick may have recycled it before this caller could hold it.
       if (!tab.cdp.isClosed) return this.#holdFor(tab, budget);
     }
@@ -100,12 +95,20 @@ export class SessionPool extends EventEmitter {
     }
   }
 
+  /** The attach of a tab in progress (or done), starting it when there is none: one per tab however many ask. */
+  #attachOnce(tabId: string): Promise<TabSession> {
+    let pending = this.#sessions.get(tabId);
+    if (!pending) {
+      pending = this.#attach(tabId);
+      this.#sessions.set(tabId, pending);
+    }
+    return pending;
+  }
+
   /** Attaches a new page at once (its console is collected from the start); failures are only logged. */
   #warm(tabId: string): void {
     if (this.#sessions.has(tabId) || this.#ready.size >= this.#options.maxSessions) return;
-    const pending = this.#attach(tabId);
-    this.#sessions.set(tabId, pending);
-    pending.catch((error: Error) => log.debug("cannot attach a new page", { tabId, error: error.message }));
+    this.#attachOnce(tabId).catch((error: Error) => log.debug("cannot attach a new page", { tabId, error: error.message }));
   }
 
   #holdFor(tab: TabSession, budget: Budget): TabSession {

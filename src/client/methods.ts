@@ -1,30 +1,16 @@
 /** Types of the hub's methods for the client, checked against protocol/tabwire.openrpc.json by a contract test. */
+import type { TabEntry } from "../clients/client-manager.js";
+import type { EvaluateResult } from "../runtime/remote-value.js";
+
+export type { EvaluateResult };
+
+/** A tab as tabs.list shows it. */
+export type Tab = TabEntry;
 
 /** Every tab-level call's target and budget. */
 export interface TabParams {
   target: string;
   timeoutMs?: number;
-}
-
-/** What evaluate and callOn return. */
-export interface EvaluateResult {
-  type: string;
-  subtype?: string;
-  value?: unknown;
-  unserializableValue?: string;
-  description?: string;
-  console?: { level: string; text: string; timestamp: number }[];
-  truncated?: true;
-}
-
-/** A tab as tabs.list shows it. */
-export interface Tab {
-  target: string;
-  clientId: string;
-  tabId: string;
-  url: string;
-  title: string;
-  agent: null | "connected" | "ready";
 }
 
 /** A console message notification. */

@@ -11,7 +11,7 @@ export type Topic = "tabs" | "agents";
  * tab, and `tab.closed` to every connection subscribed to the tab's console (once per connection); agent
  * notifications (`agent.connected`, `agent.ready`, `agent.disconnected`) to the `agents` topic.
  */
-export class TabEvents {
+export class EventTopics {
   #clients: ClientManager;
   #console: ConsoleStream;
   #topics = new Map<ConnectionState, ReadonlySet<Topic>>();

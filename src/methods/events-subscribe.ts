@@ -1,4 +1,4 @@
-import type { Topic } from "../events/tab-events.js";
+import type { Topic } from "../events/event-topics.js";
 import { defineMethod } from "../services.js";
 
 interface EventsSubscribeParams {
@@ -10,7 +10,7 @@ export const eventsSubscribe = defineMethod<EventsSubscribeParams>({
   name: "events.subscribe",
   run(params, call) {
     const topics = [...new Set(params.topics)];
-    call.services.tabEvents.subscribe(call.connection, topics);
+    call.services.eventTopics.subscribe(call.connection, topics);
     return Promise.resolve({ topics });
   },
 });

@@ -52,10 +52,9 @@ export class Router<S> {
 
   /** Calls one method as a request of `connection` would (validation, budget, cancellation) and returns its result, or throws the error as a HubError. */
   async invoke(method: string, params: object, connection: ConnectionState): Promise<unknown> {
-    const reply = await this.handleValue({ jsonrpc: "2.0", id: 1, method, params }, connection);
-    const response = JSON.parse(reply ?? "null") as { result?: unknown; error?: { code: number; message: string; data?: unknown } } | null;
-    if (response?.error) throw HubError.fromWire(response.error);
-    return response?.result;
+    const response = await this.#handleItem({ kind: "request", id: 1, method, params }, connection);
+    if (response && "error" in response && response.error) throw HubError.fromWire(response.error);
+    return response && "result" in response ? response.result : undefined;
   }
 
   #envelopeOptions(): { maxBatch: number; allowMissingVersion: boolean } {

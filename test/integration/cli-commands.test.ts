@@ -3,14 +3,12 @@ import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import type { Hub } from "../../src/hub.js";
-import { firstLineMatching, tabwire } from "../support/cli.js";
+import { json, firstLineMatching, tabwire } from "../support/cli.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { imageSize } from "../support/image-size.js";
 import type { TestRpcClient } from "../support/rpc-client.js";
 import { evaluate } from "../support/tabs.js";
 import { connect, sharedHub } from "../support/test-hub.js";
-
-const json = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
 
 describe("tabwire tabs / navigate / content / snapshot / screenshot / console / status (CLI, real hub)", function () {
   this.timeout(40_000);

@@ -3,13 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import type { Hub } from "../../src/hub.js";
-import { tabwire, type Run } from "../support/cli.js";
+import { json, tabwire, type Run } from "../support/cli.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import type { TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, openTab, type OpenedTab } from "../support/tabs.js";
 import { connect, sharedHub, startTestHub } from "../support/test-hub.js";
-
-const json = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
 
 describe("tabwire eval (the CLI against a real hub and Chromium)", function () {
   this.timeout(40_000);

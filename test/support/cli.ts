@@ -3,6 +3,9 @@ import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
+/** Parses a line the CLI printed. */
+export const json = (text: string): Record<string, unknown> => JSON.parse(text) as Record<string, unknown>;
+
 /** What a finished command printed and how it ended. */
 export interface Run {
   code: number | null;
