@@ -3,6 +3,7 @@ import { expect } from "chai";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { RpcError, rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
+import { collect } from "../support/collect.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connect, sharedHub } from "../support/test-hub.js";
 
@@ -136,6 +137,19 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     } finally {
       await closeTab(client, opened.target);
     }
+  });
+
+  it("a tabs.open whose load runs past its budget is TIMEOUT and its tab is closed again", async () => {
+    const watcher = await connect(hub);
+    await watcher.call("events.subscribe", { topics: ["tabs"] });
+    const opened = collect<{ target: string; clientId: string }>(watcher, "tab.opened", (all) => all.some((t) => t.clientId === "slow-open"));
+    const error = await rpcFailure(client.call("tabs.open", { clientId: "slow-open", url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }));
+    expect(error.code).to.equal(-32001);
+    const target = (await opened).find((t) => t.clientId === "slow-open")?.target;
+    await collect<{ target: string }>(watcher, "tab.closed", (all) => all.some((t) => t.target === target));
+    const { tabs } = await client.call<{ tabs: TabRow[] }>("tabs.list", { clientId: "slow-open" });
+    expect(tabs).to.deep.equal([]);
+    await watcher.close();
   });
 
   it("file: and chrome: URLs are FORBIDDEN unless ALLOW_URL_SCHEMES names them; javascript: too", async () => {
