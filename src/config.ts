@@ -25,6 +25,8 @@ export interface Config {
   maxPayloadBytes: number;
   maxBatch: number;
   maxInflight: number;
+  /** Requests a connection may start per second (token bucket, bursts of as many); 0 = no limit. */
+  ratePerSec: number;
   maxSessions: number;
   heartbeatIntervalMs: number;
   sendHighWaterBytes: number;
@@ -82,6 +84,7 @@ export function parseConfig(env: Env): Config {
     maxPayloadBytes: integer(env, "MAX_PAYLOAD", 32 * 1024 * 1024, 1024),
     maxBatch: integer(env, "MAX_BATCH", 100, 1),
     maxInflight: integer(env, "MAX_INFLIGHT", 256, 1),
+    ratePerSec: integer(env, "RATE_LIMIT_PER_SEC", 0, 0),
     maxSessions: integer(env, "MAX_SESSIONS", 64, 1),
     heartbeatIntervalMs: integer(env, "HEARTBEAT_INTERVAL_MS", 30_000, 100),
     sendHighWaterBytes: integer(env, "SEND_HIGH_WATER_BYTES", 8 * 1024 * 1024, 1024),

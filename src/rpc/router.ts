@@ -5,6 +5,7 @@ import { log, logApi } from "../log.js";
 import { envelopeOf, errorResponse, parseFrame, type Envelope, type InvalidItem, type JsonRpcResponse, type RequestItem } from "./envelope.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "./method.js";
 import type { ParamsValidator } from "./params-validator.js";
+import { RateLimit } from "./rate-limit.js";
 
 /** What the router needs: the method list, the services handed to every handler, and the limits. */
 export interface RouterOptions<S> {
@@ -13,6 +14,7 @@ export interface RouterOptions<S> {
   validator: ParamsValidator;
   maxBatch: number;
   maxInflight: number;
+  ratePerSec: number;
   defaultTimeoutMs: number;
   maxTimeoutMs: number;
   allowMissingVersion?: boolean;
@@ -27,6 +29,7 @@ export class Router<S> {
   #options: RouterOptions<S>;
   // The library would print every error a method throws; the hub logs what matters itself.
   #server = new JSONRPCServer<CallContext<S>>({ errorListener: () => {} });
+  #rates = new WeakMap<ConnectionState, RateLimit>();
 
   constructor(options: RouterOptions<S>) {
     this.#options = options;
@@ -93,6 +96,10 @@ export class Router<S> {
     if (connection.inflight.size >= maxInflight) {
       return errorResponse(id, ErrorCode.OVERLOADED, `${maxInflight} requests are already in flight on this connection (MAX_INFLIGHT); retry when some are answered`);
     }
+    const retryAfterMs = item.method === "cancel" ? 0 : this.#rateOf(connection).take();
+    if (retryAfterMs > 0) {
+      return errorResponse(id, ErrorCode.OVERLOADED, `more than ${this.#options.ratePerSec} requests a second on this connection (RATE_LIMIT_PER_SEC); retry in ${retryAfterMs} ms`, { retryAfterMs });
+    }
     if (!this.#server.hasMethod(item.method)) {
       return errorResponse(id, ErrorCode.METHOD_NOT_FOUND, `method "${item.method.slice(0, 100)}" does not exist; the methods are listed in protocol/tabwire.openrpc.json`);
     }
@@ -118,6 +125,15 @@ export class Router<S> {
       budget.dispose();
       done();
     }
+  }
+
+  #rateOf(connection: ConnectionState): RateLimit {
+    let rate = this.#rates.get(connection);
+    if (!rate) {
+      rate = new RateLimit(this.#options.ratePerSec);
+      this.#rates.set(connection, rate);
+    }
+    return rate;
   }
 
   #checkParams(item: RequestItem): Record<string, unknown> {
