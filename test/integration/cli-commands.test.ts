@@ -59,4 +59,27 @@ describe("tabwire tabs / navigate / content / snapshot / screenshot / console / 
       await client.call("tabs.close", { target });
     }
   });
+
+  it("tabwire --help lists every command; each command's --help shows its options and exits 0", async () => {
+    const usage = await tabwire(["--help"], "ws://127.0.0.1:1");
+    expect(usage.code).to.equal(0);
+    const commands = ["serve", "eval", "tabs", "navigate", "snapshot", "content", "screenshot", "console", "agent", "status"];
+    for (const command of commands) expect(usage.stdout).to.include(`tabwire ${command}`);
+    const options: Record<string, string[]> = { tabs: ["open URL", "--client"], screenshot: ["-o FILE", "--full-page", "--format"], console: ["--follow", "--level"], content: ["--text"] };
+    for (const [command, flags] of Object.entries(options)) {
+      const help = await tabwire([command, "--help"], "ws://127.0.0.1:1");
+      expect(help.code, command).to.equal(0);
+      for (const flag of flags) expect(help.stdout, command).to.include(flag);
+    }
+    const unknown = await tabwire(["frobnicate"], "ws://127.0.0.1:1");
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.include('unknown command "frobnicate"');
+  });
+
+  it("--pretty indents a command's JSON for people", async () => {
+    const pretty = await tabwire(["tabs", "list", "--pretty"], hub.url);
+    expect(pretty.code).to.equal(0);
+    expect(pretty.stdout).to.equal(`${JSON.stringify(JSON.parse(pretty.stdout), null, 2)}\n`);
+    expect(pretty.stdout.split("\n").length).to.be.above(2);
+  });
 });

@@ -1,0 +1,66 @@
+/** What `tabwire --help` prints. */
+export const USAGE = `tabwire: a WebSocket JSON-RPC hub for driving Chrome tabs
+
+Usage:
+  tabwire serve       start the hub (settings from the environment or .env; see .env.example)
+  tabwire eval CODE   run JavaScript in a tab and print {"ok": true, ...result}
+  tabwire tabs [list | open URL | close TARGET | activate TARGET]
+  tabwire navigate URL    tabwire snapshot    tabwire content [--text]    tabwire status
+  tabwire screenshot [-o FILE] [--full-page] [--format png|jpeg|webp] [--selector CSS]
+  tabwire console [--follow] [--level LEVEL]
+  tabwire agent run "task"
+  tabwire --version   print the version
+  tabwire COMMAND --help   the options of one command
+
+Every command but serve takes --target clientId:tabId (default: the only tab), --hub URL and --token T
+(or TABWIRE_URL / TABWIRE_TOKEN, also read from .env), and --pretty (indented JSON for people).
+Results are JSON on stdout ({"ok": true, ...}); errors are JSON on stderr ({"ok": false, "error", "code"}).
+Exit codes: 0 ok, 1 JavaScript or general error, 2 hub not reachable, 3 target not found, 4 timeout.
+`;
+
+const COMMON = `  --target clientId:tabId   the tab (default: the only tab; with several, the error lists them)
+  --hub URL, --token T       the hub (default TABWIRE_URL / TABWIRE_TOKEN, else ws://127.0.0.1:8080)
+  --pretty                   indented JSON
+Exit codes: 0 ok, 1 JavaScript or general error, 2 hub not reachable, 3 target not found, 4 timeout.`;
+
+/** What `tabwire COMMAND --help` prints, by command. */
+export const COMMAND_HELP: Record<string, string> = {
+  serve: `tabwire serve: start the hub on HOST:PORT (default 127.0.0.1:8080) with an embedded headless Chromium,
+or attach to a running Chrome with CDP_URL. Settings come from the environment or .env (see .env.example).
+Stop it with Ctrl-C.`,
+  eval: `tabwire eval CODE: run JavaScript in a tab and print {"ok": true, "type", "value"?, ...}
+Code, one way only: as arguments (joined with spaces), --code C, --file F, --stdin or -
+  --timeout 30s|500ms|N      the whole budget of the call (exit 4 past it)
+  --no-await                 return a promise as it is instead of awaiting it
+  --max-size BYTES           truncate a bigger value ("truncated": true)
+  --ref REF (or --uid REF)   run CODE, a function, on that element of the last snapshot: "(el) => el.textContent"
+  --selector CSS             the same, on the first element the selector matches
+${COMMON}
+Examples:
+  tabwire eval "1 + 1"                      {"ok":true,"type":"number","value":2}
+  echo "document.title" | tabwire eval -
+  tabwire eval --timeout 1s "new Promise(() => {})"   exits 4`,
+  tabs: `tabwire tabs [list | open URL [--client ID] [--background] | close TARGET | activate TARGET]
+  list (default)             the open tabs, each with its target
+  open URL                   open a tab (--client ID names its owner; --background leaves it unfocused)
+  close TARGET, activate TARGET
+  --hub URL, --token T, --pretty as for every command`,
+  navigate: `tabwire navigate URL: load URL in the tab and wait for it\n${COMMON}`,
+  snapshot: `tabwire snapshot: the tab's accessibility tree, with a ref per element (for eval --ref)\n${COMMON}`,
+  content: `tabwire content [--text]: the tab's HTML (or, with --text, its visible text)\n${COMMON}`,
+  screenshot: `tabwire screenshot: capture the tab, write the image and print its path and size
+  -o FILE, --output FILE     where to write it (default screenshot-<time>.<format> here)
+  --full-page                the whole page, not only the viewport
+  --format png|jpeg|webp     default png
+  --selector CSS             only that element
+${COMMON}`,
+  console: `tabwire console: the tab's console messages
+  --follow                   stream them as JSON lines until Ctrl-C (or the tab closes)
+  --level LEVEL              only log, info, warn, error or debug (repeatable)
+${COMMON}`,
+  agent: `tabwire agent run "task": run a task on the DevTools agent of the tab and print its answer\n${COMMON}`,
+  status: `tabwire status: the hub's clients and tabs\n  --hub URL, --token T, --pretty as for every command`,
+};
+
+/** Whether the arguments ask for help. */
+export const wantsHelp = (args: string[]): boolean => args.includes("--help") || args.includes("-h");
