@@ -11,6 +11,7 @@ import { ConsoleStream } from "./events/console-stream.js";
 import { EventTopics } from "./events/event-topics.js";
 import { HttpApi } from "./http/api.js";
 import { log } from "./log.js";
+import { HubMetrics } from "./metrics.js";
 import { METHODS } from "./methods/index.js";
 import { loadOpenRpc, ParamsValidator } from "./rpc/params-validator.js";
 import { Router } from "./rpc/router.js";
@@ -48,12 +49,13 @@ export async function startHub(config: Config): Promise<Hub> {
   const clients = new ClientManager(browser, agents, config.defaultClientId);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE);
   const eventTopics = new EventTopics(clients, consoleStream, agents);
-  const services: HubServices = { config, browser, pool, clients, agents, console: consoleStream, eventTopics };
+  const metrics = new HubMetrics({ browser, pool, console: consoleStream });
+  const services: HubServices = { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics };
   await browser.start();
   const validator = new ParamsValidator(loadOpenRpc());
-  const router = new Router({ methods: METHODS, services, validator, ...config });
+  const router = new Router({ methods: METHODS, services, validator, ...config, observer: metrics });
   // The DevTools client sends its own calls without "jsonrpc".
-  const agentRouter = new Router({ methods: METHODS, services, validator, ...config, allowMissingVersion: true });
+  const agentRouter = new Router({ methods: METHODS, services, validator, ...config, allowMissingVersion: true, observer: metrics });
   const authenticator = new Authenticator(config.tokens);
   const agentKey = new Authenticator(config.authKey ? [{ token: config.authKey, scope: null }] : []);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
@@ -69,7 +71,11 @@ export async function startHub(config: Config): Promise<Hub> {
     if ("status" in decision) return refuseUpgrade(socket, decision);
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
-      ws.once("close", () => sockets.delete(ws));
+      const closed = metrics.connectionOpened(decision.endpoint === "rpc" ? "orchestrator" : "agent");
+      ws.once("close", () => {
+        sockets.delete(ws);
+        closed();
+      });
       heartbeat.track(ws);
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
       if (decision.endpoint === "rpc") return void new RpcPeer(ws, { router, scope: decision.grant.scope, ...limits });

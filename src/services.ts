@@ -8,6 +8,7 @@ import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
 import type { EventTopics } from "./events/event-topics.js";
+import type { HubMetrics } from "./metrics.js";
 import type { CallContext, MethodDefinition } from "./rpc/method.js";
 
 /** The parts of the hub every method handler may use. */
@@ -19,6 +20,7 @@ export interface HubServices {
   agents: AgentRegistry;
   console: ConsoleStream;
   eventTopics: EventTopics;
+  metrics: HubMetrics;
 }
 
 /** The context of one call to a hub method. */

@@ -26,6 +26,7 @@ export class SessionPool extends EventEmitter {
   #sessions = new Map<string, Promise<TabSession>>();
   #ready = new Map<string, TabSession>();
   #attaches = 0;
+  #terminations = 0;
 
   constructor(browser: Browser, options: SessionPoolOptions) {
     super();
@@ -60,9 +61,9 @@ export class SessionPool extends EventEmitter {
     }
   }
 
-  /** Debug counters: sessions attached since start, and live now. */
-  stats(): { attaches: number; live: number } {
-    return { attaches: this.#attaches, live: this.#ready.size };
+  /** Counters: sessions attached since start, live now, and scripts stopped with terminateExecution since start. */
+  stats(): { attaches: number; live: number; terminations: number } {
+    return { attaches: this.#attaches, live: this.#ready.size, terminations: this.#terminations };
   }
 
   /** Detaches every session (graceful shutdown), each with a short deadline. */
@@ -79,9 +80,8 @@ export class SessionPool extends EventEmitter {
 
   async #attach(tabId: string): Promise<TabSession> {
     try {
-      const tab = await TabSession.open(this.#browser.connection(), tabId, this.#options.dialogPolicy, {
-        timeoutMs: CDP_COMMAND_TIMEOUT_MS,
-      });
+      const settings = { dialogPolicy: this.#options.dialogPolicy, onTerminate: () => this.#terminations++ };
+      const tab = await TabSession.open(this.#browser.connection(), tabId, settings, { timeoutMs: CDP_COMMAND_TIMEOUT_MS });
       this.#attaches++;
       if (this.#sessions.has(tabId)) this.#ready.set(tabId, tab);
       this.#trim(tabId);

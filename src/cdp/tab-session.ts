@@ -7,6 +7,12 @@ import type { CdpSession } from "./session.js";
 /** How the hub answers JavaScript dialogs so that no call hangs on one. */
 export type DialogPolicy = "accept" | "dismiss";
 
+/** How a tab's session behaves: its dialog policy, and whom to tell when it stops a script. */
+export interface TabSettings {
+  dialogPolicy: DialogPolicy;
+  onTerminate?: () => void;
+}
+
 const NAVIGATED_EVENT = "tabwire.navigated";
 
 /**
@@ -18,12 +24,14 @@ export class TabSession {
   readonly cdp: CdpSession;
   lastUsedAt = Date.now();
   #holds = 0;
+  #settings: TabSettings;
 
-  private constructor(cdp: CdpSession, dialogPolicy: DialogPolicy) {
+  private constructor(cdp: CdpSession, settings: TabSettings) {
     this.cdp = cdp;
     this.tabId = cdp.targetId;
+    this.#settings = settings;
     cdp.on("Page.javascriptDialogOpening", (event: Protocol.Page.JavascriptDialogOpeningEvent) => {
-      void this.#answerDialog(event, dialogPolicy);
+      void this.#answerDialog(event, settings.dialogPolicy);
     });
     cdp.on("Page.frameNavigated", (event: Protocol.Page.FrameNavigatedEvent) => {
       if (event.frame.parentId === undefined) this.#onNavigated();
@@ -32,9 +40,9 @@ export class TabSession {
   }
 
   /** Attaches a flattened session to `tabId` and enables the domains every call relies on. */
-  static async open(connection: CdpConnection, tabId: string, dialogPolicy: DialogPolicy, options: CommandOptions): Promise<TabSession> {
+  static async open(connection: CdpConnection, tabId: string, settings: TabSettings, options: CommandOptions): Promise<TabSession> {
     const { sessionId } = await connection.send("Target.attachToTarget", { targetId: tabId, flatten: true }, options);
-    const tab = new TabSession(connection.createSession(sessionId, tabId), dialogPolicy);
+    const tab = new TabSession(connection.createSession(sessionId, tabId), settings);
     await Promise.all([
       tab.send("Runtime.enable", undefined, options),
       tab.send("Page.enable", undefined, options),
@@ -48,6 +56,12 @@ export class TabSession {
   send<M extends CommandName>(method: M, params?: CommandParams<M>, options?: CommandOptions): Promise<CommandResult<M>> {
     this.lastUsedAt = Date.now();
     return this.cdp.send(method, params, options);
+  }
+
+  /** Stops the script running on the page's main thread (Runtime.terminateExecution), counted for /metrics. */
+  terminateExecution(options: CommandOptions): Promise<unknown> {
+    this.#settings.onTerminate?.();
+    return this.send("Runtime.terminateExecution", undefined, options);
   }
 
   /** Subscribes to a typed event of this tab; returns the disposer. */

@@ -39,10 +39,16 @@ export class ConsoleStream {
   #buffers = new Map<string, ConsoleBuffer>();
   #byTab = new Map<string, Set<Subscription>>();
   #byId = new Map<string, Subscription>();
+  #droppedTotal = 0;
 
   constructor(pool: SessionPool, bufferSize: number) {
     this.#bufferSize = bufferSize;
     pool.on("attached", (tab: TabSession) => this.#watch(tab));
+  }
+
+  /** Console messages dropped for slow subscribers since the hub started. */
+  get droppedTotal(): number {
+    return this.#droppedTotal;
   }
 
   /** Starts streaming a tab's console to a connection; ends when it unsubscribes, closes, or the tab goes. */
@@ -124,11 +130,13 @@ export class ConsoleStream {
     if (message.source === "exception" ? !subscription.exceptions : subscription.levels?.has(message.level) === false) return;
     if (subscription.dropped > 0 && !this.#offerDropped(subscription)) {
       subscription.dropped++;
+      this.#droppedTotal++;
       return;
     }
     const sent = subscription.connection.notify("console.message", { subscriptionId: subscription.id, target: subscription.target, ...message });
     if (sent) return;
     subscription.dropped++;
+    this.#droppedTotal++;
     subscription.retry ??= setInterval(() => this.#offerDropped(subscription), DROPPED_RETRY_MS);
   }
 

@@ -84,6 +84,12 @@ export class HttpApi {
     if (request.method === "GET" && url.pathname === "/health") {
       return sendJson(response, 200, { ok: true, browser: this.#options.services.browser.isUp ? "connected" : "down", uptimeMs: Date.now() - STARTED_AT });
     }
+    if (request.method === "GET" && url.pathname === "/metrics") {
+      this.#authorize(request, url);
+      const { registry } = this.#options.services.metrics;
+      response.writeHead(200, { "content-type": registry.contentType }).end(await registry.metrics());
+      return;
+    }
     const route = this.#routes.find(([method, path]) => method === request.method && path.test(url.pathname));
     if (!route) throw new HttpError(404, 404, `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see PROTOCOL.md section 7`);
     const grant = this.#authorize(request, url);

@@ -18,6 +18,15 @@ export interface RouterOptions<S> {
   defaultTimeoutMs: number;
   maxTimeoutMs: number;
   allowMissingVersion?: boolean;
+  observer?: CallObserver;
+}
+
+/** Told about every call, for metrics. */
+export interface CallObserver {
+  /** A request started (+1) or stopped (-1) running. */
+  running(delta: 1 | -1): void;
+  /** A request or notification was answered; `method` is "unknown" for a name that is not a hub method. */
+  answered(method: string, outcome: string, seconds: number): void;
 }
 
 // A handler that overruns its budget is answered anyway this long after the deadline (PROTOCOL.md allows 250 ms).
@@ -80,13 +89,16 @@ export class Router<S> {
     const started = performance.now();
     const response = await this.#dispatch(item, connection);
     const params = item.params as { target?: unknown } | undefined;
+    const durationMs = performance.now() - started;
+    const outcome = "error" in response && response.error ? (CODE_NAMES.get(response.error.code) ?? String(response.error.code)) : "ok";
     logApi({
       method: item.method.slice(0, 100),
       ...(typeof params?.target === "string" ? { target: params.target.slice(0, 300) } : {}),
-      durationMs: Math.round((performance.now() - started) * 100) / 100,
-      outcome: "error" in response && response.error ? (CODE_NAMES.get(response.error.code) ?? String(response.error.code)) : "ok",
+      durationMs: Math.round(durationMs * 100) / 100,
+      outcome,
       peer: connection.peer,
     });
+    this.#options.observer?.answered(this.#server.hasMethod(item.method) ? item.method : "unknown", outcome, durationMs / 1000);
     return item.id === undefined ? null : response;
   }
 
@@ -113,6 +125,7 @@ export class Router<S> {
       return errorResponse(id, ErrorCode.INVALID_REQUEST, `Invalid Request: a request with id ${JSON.stringify(item.id)} is still in flight on this connection; use a new id`);
     }
     const { controller, done } = connection.inflight.add(item.id);
+    this.#options.observer?.running(1);
     const budget = new Budget(typeof params.timeoutMs === "number" ? params.timeoutMs : defaultTimeoutMs, controller.signal);
     const call: CallContext<S> = { services: this.#options.services, connection, budget, id: item.id };
     try {
@@ -124,6 +137,7 @@ export class Router<S> {
     } finally {
       budget.dispose();
       done();
+      this.#options.observer?.running(-1);
     }
   }
 

@@ -89,7 +89,7 @@ async function stopRunaway(tab: TabSession): Promise<boolean> {
     if (!isHubError(error, "TIMEOUT")) return false;
   }
   // Chrome acts on it on its IO thread at once; its answer only comes once the script has unwound.
-  tab.send("Runtime.terminateExecution", undefined, { timeoutMs: TERMINATE_TIMEOUT_MS }).catch((error: Error) => {
+  tab.terminateExecution({ timeoutMs: TERMINATE_TIMEOUT_MS }).catch((error: Error) => {
     log.warn("terminateExecution was not answered", { tabId: tab.tabId, error: error.message });
   });
   return true;

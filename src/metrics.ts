@@ -1,0 +1,73 @@
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import type { Browser } from "./cdp/browser.js";
+import type { SessionPool } from "./cdp/session-pool.js";
+import type { ConsoleStream } from "./events/console-stream.js";
+import type { CallObserver } from "./rpc/router.js";
+
+/** What the metrics read from the rest of the hub at scrape time. */
+export interface MetricSources {
+  browser: Browser;
+  pool: SessionPool;
+  console: ConsoleStream;
+}
+
+/** The kinds of WebSocket connection counted by `tabwire_connections`. */
+export type ConnectionKind = "orchestrator" | "agent";
+
+// Request durations from a ping on a held session (well under a millisecond) to a long agent task.
+const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+/**
+ * The hub's Prometheus metrics (GET /metrics), one registry per hub: calls counted and timed per method and outcome
+ * by the router, connections by kind, and what the pool, console stream and browser count, read when scraped.
+ */
+export class HubMetrics implements CallObserver {
+  readonly registry = new Registry();
+  #requests: Counter<"method" | "outcome">;
+  #duration: Histogram<"method" | "outcome">;
+  #inflight: Gauge;
+  #connections: Gauge<"kind">;
+  #timeouts: Counter<"method">;
+
+  constructor(sources: MetricSources) {
+    const registers = [this.registry];
+    this.#requests = new Counter({ name: "tabwire_requests_total", help: "JSON-RPC requests answered, by method and outcome (ok or the error name)", labelNames: ["method", "outcome"], registers });
+    this.#duration = new Histogram({ name: "tabwire_request_duration_seconds", help: "Time from a request's arrival to its answer", labelNames: ["method", "outcome"], buckets: DURATION_BUCKETS, registers });
+    this.#inflight = new Gauge({ name: "tabwire_inflight_calls", help: "Requests running now, over all connections", registers });
+    this.#connections = new Gauge({ name: "tabwire_connections", help: "Open WebSocket connections by kind", labelNames: ["kind"], registers });
+    this.#timeouts = new Counter({ name: "tabwire_timeouts_total", help: "Calls answered TIMEOUT, by method", labelNames: ["method"], registers });
+    for (const kind of ["orchestrator", "agent"] as const) this.#connections.labels(kind).set(0);
+    const read = (name: string, help: string, value: () => number, type: "counter" | "gauge"): void => {
+      const collect = function (this: Gauge | Counter): void {
+        this.reset();
+        this.inc(value());
+      };
+      if (type === "gauge") new Gauge({ name, help, registers, collect });
+      else new Counter({ name, help, registers, collect });
+    };
+    read("tabwire_cdp_sessions", "Pooled CDP sessions attached now (one per tab)", () => sources.pool.stats().live, "gauge");
+    read("tabwire_cdp_attaches_total", "CDP sessions attached since start", () => sources.pool.stats().attaches, "counter");
+    read("tabwire_terminate_execution_total", "Runaway scripts stopped with Runtime.terminateExecution", () => sources.pool.stats().terminations, "counter");
+    read("tabwire_console_dropped_total", "Console messages dropped for subscribers that did not keep up", () => sources.console.droppedTotal, "counter");
+    read("tabwire_browser_restarts_total", "Times the hub reconnected to Chrome (relaunching the embedded one)", () => sources.browser.restarts, "counter");
+    read("tabwire_browser_up", "1 while Chrome is connected", () => (sources.browser.isUp ? 1 : 0), "gauge");
+  }
+
+  /** A request started (+1) or stopped (-1) running. */
+  running(delta: 1 | -1): void {
+    this.#inflight.inc(delta);
+  }
+
+  /** A request was answered: `method` is a real method name (never one a caller made up), `outcome` ok or an error name. */
+  answered(method: string, outcome: string, seconds: number): void {
+    this.#requests.labels(method, outcome).inc();
+    this.#duration.labels(method, outcome).observe(seconds);
+    if (outcome === "TIMEOUT") this.#timeouts.labels(method).inc();
+  }
+
+  /** A WebSocket connection opened; returns what to call when it closes. */
+  connectionOpened(kind: ConnectionKind): () => void {
+    this.#connections.labels(kind).inc();
+    return () => this.#connections.labels(kind).dec();
+  }
+}
