@@ -72,7 +72,8 @@ export function classify(value: unknown, options: EnvelopeOptions): RequestItem 
   const hasId = "id" in request;
   if (hasId && !isId(request.id)) return invalid(null, "id must be a string, a number or null");
   const id = hasId ? (request.id as JsonRpcId) : null;
-  const versionOk = request.jsonrpc === "2.0" || (options.allowMissingVersion && request.jsonrpc === undefined);
+  // PROTOCOL.md 6.7: the DevTools client's requests (id and method) may lack "jsonrpc"; notifications may not.
+  const versionOk = request.jsonrpc === "2.0" || (options.allowMissingVersion && request.jsonrpc === undefined && hasId);
   if (!versionOk) return invalid(id, 'jsonrpc must be "2.0"');
   if (typeof request.method !== "string") return invalid(id, "method must be a string");
   const params = request.params;

@@ -57,5 +57,7 @@ describe("rpc/envelope", () => {
   it("accepts a frame without jsonrpc on endpoints that allow it (agents)", () => {
     const envelope = parseFrame('{"id":"1","method":"ping"}', { maxBatch: 3, allowMissingVersion: true });
     expect(envelope.kind === "single" && envelope.item.kind).to.equal("request");
+    const notification = parseFrame('{"method":"ping"}', { maxBatch: 3, allowMissingVersion: true });
+    expect(notification.kind === "single" && notification.item.kind).to.equal("invalid");
   });
 });
