@@ -17,6 +17,8 @@ export interface PageInfo {
 
 const RESTART_DELAY_MIN_MS = 250;
 const RESTART_DELAY_MAX_MS = 5_000;
+// What Chrome answers a command naming a target that no longer exists.
+const NO_TARGET = /No target with given id/;
 const CLOSE_RETRY_MS = 500;
 
 /**
@@ -91,13 +93,21 @@ export class Browser extends EventEmitter {
       onGone = (gone: string) => gone === tabId && resolve(true);
       this.on("pageDestroyed", onGone);
     });
+    let timer: NodeJS.Timeout | undefined;
     try {
       for (;;) {
-        await this.connection().send("Target.closeTarget", { targetId: tabId }, { signal });
-        const retry = new Promise<boolean>((resolve) => setTimeout(resolve, CLOSE_RETRY_MS, false));
+        try {
+          await this.connection().send("Target.closeTarget", { targetId: tabId }, { signal });
+        } catch (error) {
+          // A re-sent close can find the page already gone before its targetDestroyed has arrived.
+          if (error instanceof Error && NO_TARGET.test(error.message)) return;
+          throw error;
+        }
+        const retry = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, CLOSE_RETRY_MS, false)));
         if (await raceSignal(Promise.race([gone, retry]), signal)) return;
       }
     } finally {
+      clearTimeout(timer);
       this.off("pageDestroyed", onGone);
     }
   }
