@@ -1,8 +1,9 @@
 /** Types of the hub's methods for the client, checked against protocol/tabwire.openrpc.json by a contract test. */
 import type { TabEntry } from "../clients/client-manager.js";
+import type { SnapshotNode } from "../runtime/ax-tree.js";
 import type { EvaluateResult } from "../runtime/remote-value.js";
 
-export type { EvaluateResult };
+export type { EvaluateResult, SnapshotNode };
 
 /** A tab as tabs.list shows it. */
 export type Tab = TabEntry;
@@ -31,7 +32,7 @@ export interface ConsoleMessage {
 /** Each method's params and result. */
 export interface Methods {
   ping: { params: Record<string, never>; result: { pong: true; time: number } };
-  "clients.list": { params: Record<string, never>; result: { clients: { clientId: string; agent: null | { state: string; connectedAt: number }; tabs: string[] }[] } };
+  "clients.list": { params: Record<string, never>; result: { clients: { clientId: string; agent: null | { state: "connected" | "ready"; connectedAt: number }; tabs: string[] }[] } };
   "tabs.list": { params: { clientId?: string }; result: { tabs: Tab[] } };
   "tabs.open": {
     params: { clientId?: string; url?: string; background?: boolean; waitUntil?: "load" | "domcontentloaded" | "none"; timeoutMs?: number };
@@ -57,7 +58,7 @@ export interface Methods {
     };
     result: EvaluateResult;
   };
-  snapshot: { params: TabParams & { interestingOnly?: boolean; maxDepth?: number }; result: { snapshotId: string; url: string; title: string; text: string; root: unknown } };
+  snapshot: { params: TabParams & { interestingOnly?: boolean; maxDepth?: number }; result: { snapshotId: string; url: string; title: string; text: string; root: SnapshotNode } };
   screenshot: {
     params: TabParams & {
       format?: "png" | "jpeg" | "webp";

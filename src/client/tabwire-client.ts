@@ -38,6 +38,10 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** A call's params and options; the params may be left out when the method needs none (ping, tabs.list, ...). */
+type ParamsOf<M extends MethodName> = Record<string, never> extends Methods[M]["params"]
+  ? [params?: Methods[M]["params"], options?: CallOptions]
+  : [params: Methods[M]["params"], options?: CallOptions];
 type Listener<N extends keyof Notifications> = (params: Notifications[N]) => void;
 type StateListener = () => void;
 
@@ -67,7 +71,7 @@ export class TabwireClient {
   }
 
   /** Calls a hub method with typed params and result. */
-  call<M extends MethodName>(method: M, params: Methods[M]["params"], options: CallOptions = {}): Promise<Methods[M]["result"]> {
+  call<M extends MethodName>(method: M, ...[params, options = {}]: ParamsOf<M>): Promise<Methods[M]["result"]> {
     if (this.#ws.readyState !== WebSocket.OPEN) return Promise.reject(new ConnectionClosedError("not connected to the hub"));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(new TabwireError(CANCELLED, "cancelled by the caller"));

@@ -14,7 +14,9 @@ const CONSUMER = `import { TabwireClient, TabwireError, type EvaluateResult } fr
 export async function use(): Promise<number> {
   const client = await TabwireClient.connect({ url: "ws://127.0.0.1:8080", token: "t" });
   const result: EvaluateResult = await client.call("evaluate", { target: "local:A", expression: "1 + 1" }, { signal: AbortSignal.timeout(1000) });
-  const { tabs } = await client.call("tabs.list", {});
+  const { tabs } = await client.call("tabs.list");
+  const { root } = await client.call("snapshot", { target: "local:A" });
+  const firstRole: string | undefined = root.children?.[0]?.role;
   client.on("console.message", (message) => console.log(message.text));
   // @ts-expect-error: no such method
   await client.call("evaluat", {});
@@ -24,7 +26,7 @@ export async function use(): Promise<number> {
   const wrong: number = tabs[0]!.target;
   const failed = await client.call("evaluate", { target: "local:A", expression: "x" }).catch((error: unknown) => error);
   await client.close();
-  return failed instanceof TabwireError ? failed.code : result.type === "number" ? tabs.length + wrong : 0;
+  return failed instanceof TabwireError ? failed.code : result.type === "number" && firstRole ? tabs.length + wrong : 0;
 }
 `;
 

@@ -1,10 +1,11 @@
 import { expect } from "chai";
+import type { TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { AgentError, TestAgent } from "../fixtures/wire-agent.js";
 import { collect } from "../support/collect.js";
-import { rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
+import { failure } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
-import { connect, startTestHub } from "../support/test-hub.js";
+import { connect, connectClient, startTestHub } from "../support/test-hub.js";
 
 const FULL = "orchestrator-full-1";
 const SCOPED_Y = "orchestrator-only-y";
@@ -13,7 +14,7 @@ const AGENT_KEY = "agent-secret-key-42";
 describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub, real Chromium)", function () {
   this.timeout(30_000);
   let hub: Hub;
-  let client: TestRpcClient;
+  let client: TabwireClient;
   const agentUrl = (path = "/agent", key: string | null = AGENT_KEY): string => `${hub.url}${path}${key ? `?token=${key}` : ""}`;
   const registered = async (clientId: string, extra: object = {}): Promise<TestAgent> => {
     const agent = await TestAgent.connect({ url: agentUrl(), clientId, ...extra });
@@ -22,19 +23,19 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
   };
   /** Waits until the hub lists the agent with the given state. */
   const listed = async (target: string, state: string): Promise<void> => {
-    const watcher = await connect(hub, { token: FULL });
+    const watcher = await connectClient(hub, { token: FULL });
     await watcher.call("events.subscribe", { topics: ["agents"] });
-    const clients = await watcher.call<{ clients: { agent: { state: string } | null; clientId: string }[] }>("clients.list");
+    const clients = await watcher.call("clients.list", {});
     const base = target.split(":")[0];
     if (clients.clients.find((c) => c.clientId === base)?.agent?.state !== state) {
-      await collect(watcher, state === "ready" ? "agent.ready" : "agent.connected", (all: { target: string }[]) => all.some((a) => a.target === target));
+      await collect(watcher, state === "ready" ? "agent.ready" : "agent.connected", (all) => all.some((a) => a.target === target));
     }
     await watcher.close();
   };
 
   before(async () => {
     hub = await startTestHub({ HUB_TOKEN: FULL, HUB_TOKENS: `${SCOPED_Y}:Y`, AUTH_KEY: AGENT_KEY });
-    client = await connect(hub, { token: FULL });
+    client = await connectClient(hub, { token: FULL });
   });
   after(async () => {
     await client.close();
@@ -71,6 +72,7 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     expect((refused as { status?: number }).status).to.equal(401);
   });
 
+  // The /rpc half is a wire test: the typed client sends no Origin header, so the bare client presents one.
   it("the DevTools Origin is allowed on the agent paths only", async () => {
     const fromDevTools = await TestAgent.connect({ url: agentUrl(), clientId: "devtools-agent", headers: { origin: "devtools://devtools" } });
     expect((await fromDevTools.registration()).status).to.equal("accepted");
@@ -95,12 +97,12 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
       await listed(tab.target, "connected");
       agent.ready();
       await listed(tab.target, "ready");
-      const { tabs } = await client.call<{ tabs: { target: string; agent: string }[] }>("tabs.list", { clientId: "X" });
+      const { tabs } = await client.call("tabs.list", { clientId: "X" });
       expect(tabs).to.deep.equal([{ target: tab.target, clientId: "X", tabId: tab.tabId, url: "data:text/html,<title>x-tab</title>", title: "x-tab", agent: "ready" }]);
       expect((await evaluate(client, tab.target, "document.title")).value).to.equal("x-tab");
-      const scoped = await connect(hub, { token: SCOPED_Y });
-      expect((await rpcFailure(evaluate(scoped, tab.target, "1"))).code).to.equal(-32002);
-      expect((await rpcFailure(scoped.call("agent.run", { target: tab.target, input: "hi" }))).code).to.equal(-32002);
+      const scoped = await connectClient(hub, { token: SCOPED_Y });
+      expect((await failure(evaluate(scoped, tab.target, "1"))).code).to.equal(-32002);
+      expect((await failure(scoped.call("agent.run", { target: tab.target, input: "hi" }))).code).to.equal(-32002);
       await scoped.close();
     } finally {
       await agent.close();
@@ -117,8 +119,8 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     });
     agent.ready();
     await listed("runner:t1", "ready");
-    const statuses = collect<{ requestId: string; status: string; progress: number; message: string }>(client, "agent.status", (all) => all.length >= 1);
-    const result = await client.call<{ metadata: { echo: string } }>("agent.run", { target: "runner:t1", input: "do it", timeoutMs: 10_000 });
+    const statuses = collect(client, "agent.status", (all) => all.length >= 1);
+    const result = await client.call("agent.run", { target: "runner:t1", input: "do it", timeoutMs: 10_000 });
     const request = agent.requests("evaluate")[0];
     const params = request?.params as { requestId: string; evaluationId: string; input: string; tool: string; timeout: number };
     expect(typeof request?.id).to.equal("string");
@@ -138,7 +140,7 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     agent.onRequest("execute_tool", (params) => ({ ran: params }));
     agent.ready();
     await listed("erring:t1", "ready");
-    const error = await rpcFailure(client.call("agent.run", { target: "erring:t1", input: "x" }));
+    const error = await failure(client.call("agent.run", { target: "erring:t1", input: "x" }));
     expect(error.code).to.equal(-32009);
     expect(error.data).to.deep.equal({ code: -32000, message: "model exploded", data: { error: "quota exceeded", retryAfter: 30 } });
     expect(await client.call("agent.call", { target: "erring:t1", method: "execute_tool", params: { tool: "t" } })).to.deep.equal({ ran: { tool: "t" } });
@@ -151,7 +153,7 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     agent.ready();
     await listed("leaver:t1", "ready");
     const started = Date.now();
-    const pending = rpcFailure(client.call("agent.run", { target: "leaver:t1", input: "x", timeoutMs: 20_000 }));
+    const pending = failure(client.call("agent.run", { target: "leaver:t1", input: "x", timeoutMs: 20_000 }));
     await agent.nextRequest("evaluate");
     agent.terminate();
     const error = await pending;
@@ -171,34 +173,36 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     await fresh.close();
   });
 
+  // A wire test: both callers pick request id 1 themselves, which the typed client does not let a caller do.
   it("two orchestrators both using id 1 never collide at the agent", async () => {
     const agent = await registered("shared:t1");
     agent.onRequest("evaluate", async (params) => ({ status: "success", output: (params as { input: string }).input }));
     agent.ready();
     await listed("shared:t1", "ready");
+    const first = await connect(hub, { token: FULL });
     const other = await connect(hub, { token: FULL });
     const [a, b] = await Promise.all([
-      client.call("agent.run", { target: "shared:t1", input: "from a" }, 1),
+      first.call("agent.run", { target: "shared:t1", input: "from a" }, 1),
       other.call("agent.run", { target: "shared:t1", input: "from b" }, 1),
     ]);
     expect([a, b]).to.deep.equal([{ status: "success", output: "from a" }, { status: "success", output: "from b" }]);
     const ids = agent.requests("evaluate").map((r) => r.id);
     expect(new Set(ids).size).to.equal(2);
-    await other.close();
+    await Promise.all([first.close(), other.close()]);
     await agent.close();
   });
 
   it("a caller that disconnects cancels its agent call; an agent without ready gets no work", async () => {
     const agent = await registered("slowpoke:t1");
-    expect((await rpcFailure(client.call("agent.run", { target: "slowpoke:t1", input: "x" }))).code).to.equal(-32008);
+    expect((await failure(client.call("agent.run", { target: "slowpoke:t1", input: "x" }))).code).to.equal(-32008);
     agent.onRequest("evaluate", () => new Promise(() => {}));
     agent.ready();
     await listed("slowpoke:t1", "ready");
-    const caller = await connect(hub, { token: FULL });
+    const caller = await connectClient(hub, { token: FULL });
     void caller.call("agent.run", { target: "slowpoke:t1", input: "x", timeoutMs: 20_000 }).catch(() => undefined);
     await agent.nextRequest("evaluate");
     await caller.close();
-    await client.call("ping");
+    await client.call("ping", {});
     expect(hub.services.agents.get("slowpoke:t1")?.link.calls.size).to.equal(0);
     await agent.close();
   });

@@ -1,20 +1,10 @@
 import { expect } from "chai";
+import type { TabwireError } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import { RpcError, type TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { collect } from "../support/collect.js";
-import { connect, sharedHub, startTestHub } from "../support/test-hub.js";
-
-interface Message {
-  subscriptionId: string;
-  target: string;
-  level: string;
-  text: string;
-  source: string;
-  stack?: string;
-  args: unknown[];
-}
+import { connect, connectClient, sharedHub, startTestHub } from "../support/test-hub.js";
 
 /** The page code that logs `count` messages cycling through every level, numbered from `from`. */
 function logLoop(count: number, from = 0): string {
@@ -33,11 +23,11 @@ describe("console streaming (real hub, real Chromium)", function () {
   after(async () => fixtures.close());
 
   it("a subscriber receives all 10,000 messages of a loop, in order, with their levels", async () => {
-    const client = await connect(hub);
+    const client = await connectClient(hub);
     const tab = await openTab(client);
     try {
-      const { subscriptionId } = await client.call<{ subscriptionId: string }>("console.subscribe", { target: tab.target });
-      const received = collect<Message>(client, "console.message", (all) => all.length >= 10_000);
+      const { subscriptionId } = await client.call("console.subscribe", { target: tab.target });
+      const received = collect(client, "console.message", (all) => all.length >= 10_000);
       await evaluate(client, tab.target, logLoop(10_000), { captureConsole: false });
       const messages = await received;
       expect(messages.map((m) => m.text)).to.deep.equal(Array.from({ length: 10_000 }, (_, i) => `m${i}`));
@@ -51,11 +41,11 @@ describe("console streaming (real hub, real Chromium)", function () {
   });
 
   it("a page exception arrives with source exception and its stack; levels filter the rest", async () => {
-    const client = await connect(hub);
+    const client = await connectClient(hub);
     const tab = await openTab(client);
     try {
       await client.call("console.subscribe", { target: tab.target, levels: ["error"] });
-      const received = collect<Message>(client, "console.message", (all) => all.some((m) => m.source === "exception"));
+      const received = collect(client, "console.message", (all) => all.some((m) => m.source === "exception"));
       await evaluate(client, tab.target, "console.log('filtered out'); console.error('kept'); setTimeout(() => { throw new TypeError('kaput'); }, 0)");
       const messages = await received;
       expect(messages.map((m) => [m.source, m.level, m.text])).to.deep.equal([
@@ -70,11 +60,11 @@ describe("console streaming (real hub, real Chromium)", function () {
   });
 
   it("the browser's own log (a failed resource load) arrives with source browser", async () => {
-    const client = await connect(hub);
+    const client = await connectClient(hub);
     const tab = await openTab(client, fixtures.url("index.html"));
     try {
       await client.call("console.subscribe", { target: tab.target });
-      const received = collect<Message & { url?: string }>(client, "console.message", (all) => all.some((m) => m.source === "browser"));
+      const received = collect(client, "console.message", (all) => all.some((m) => m.source === "browser"));
       await evaluate(client, tab.target, "fetch('/missing-resource').then((r) => r.status)");
       const browser = (await received).find((m) => m.source === "browser");
       expect(browser).to.deep.include({ level: "error", source: "browser", url: fixtures.url("missing-resource") });
@@ -86,20 +76,20 @@ describe("console streaming (real hub, real Chromium)", function () {
   });
 
   it("console.list has what the page logged before anyone subscribed; replay sends it first", async () => {
-    const client = await connect(hub);
+    const client = await connectClient(hub);
     const tab = await openTab(client, fixtures.url("console.html"));
     try {
-      const { messages } = await client.call<{ messages: Message[] }>("console.list", { target: tab.target });
+      const { messages } = await client.call("console.list", { target: tab.target });
       expect(messages.map((m) => [m.level, m.text])).to.deep.equal([
         ["log", "early 1 {a: 1}"],
         ["warn", "early warning"],
       ]);
-      const replayed = collect<Message>(client, "console.message", (all) => all.length >= 2);
+      const replayed = collect(client, "console.message", (all) => all.length >= 2);
       await client.call("console.subscribe", { target: tab.target, replay: true });
       expect((await replayed).map((m) => m.text)).to.deep.equal(["early 1 {a: 1}", "early warning"]);
       await client.call("navigate", { target: tab.target, url: fixtures.url("other.html") });
-      expect((await client.call<{ messages: Message[] }>("console.list", { target: tab.target })).messages).to.deep.equal([]);
-      const all = await client.call<{ messages: Message[] }>("console.list", { target: tab.target, sinceNavigation: false, limit: 1 });
+      expect((await client.call("console.list", { target: tab.target })).messages).to.deep.equal([]);
+      const all = await client.call("console.list", { target: tab.target, sinceNavigation: false, limit: 1 });
       expect(all.messages.map((m) => m.text)).to.deep.equal(["early warning"]);
     } finally {
       await closeTab(client, tab.target);
@@ -108,45 +98,45 @@ describe("console streaming (real hub, real Chromium)", function () {
   });
 
   it("subscribers hear of dialogs; closing the tab sends tab.closed and ends the subscription", async () => {
-    const client = await connect(hub);
+    const client = await connectClient(hub);
     const tab = await openTab(client);
-    const { subscriptionId } = await client.call<{ subscriptionId: string }>("console.subscribe", { target: tab.target });
-    const dialog = collect<{ target: string; type: string; message: string }>(client, "dialog.opened", (all) => all.length >= 1);
+    const { subscriptionId } = await client.call("console.subscribe", { target: tab.target });
+    const dialog = collect(client, "dialog.opened", (all) => all.length >= 1);
     await evaluate(client, tab.target, "alert('hello there')");
     expect(await dialog).to.deep.equal([{ target: tab.target, type: "alert", message: "hello there" }]);
-    const closed = collect<{ target: string; reason: string }>(client, "tab.closed", (all) => all.length >= 1);
+    const closed = collect(client, "tab.closed", (all) => all.length >= 1);
     await client.call("tabs.close", { target: tab.target });
     expect(await closed).to.deep.equal([{ target: tab.target, reason: "closed" }]);
-    const error = await client.call("console.unsubscribe", { subscriptionId }).catch((e: RpcError) => e);
-    expect((error as RpcError).code).to.equal(-32602);
+    const error = await client.call("console.unsubscribe", { subscriptionId }).catch((e: TabwireError) => e);
+    expect((error as TabwireError).code).to.equal(-32602);
     await client.close();
   });
 
   it("console.unsubscribe stops the stream; closing the connection frees its subscriptions", async () => {
     const before = hub.services.console.size;
-    const client = await connect(hub);
+    const client = await connectClient(hub);
     const tab = await openTab(client);
-    const { subscriptionId } = await client.call<{ subscriptionId: string }>("console.subscribe", { target: tab.target });
+    const { subscriptionId } = await client.call("console.subscribe", { target: tab.target });
     await client.call("console.subscribe", { target: tab.target });
     expect(hub.services.console.size).to.equal(before + 2);
     expect(await client.call("console.unsubscribe", { subscriptionId })).to.deep.equal({ unsubscribed: true });
     expect(hub.services.console.size).to.equal(before + 1);
-    const other = await connect(hub);
+    const other = await connectClient(hub);
     await closeTab(other, tab.target);
     await client.close();
-    await other.call("ping");
+    await other.call("ping", {});
     expect(hub.services.console.size).to.equal(before);
     await other.close();
   });
 
   it("events.subscribe tabs: tab.opened with the client it was opened for, and tab.closed", async () => {
-    const watcher = await connect(hub);
-    const actor = await connect(hub);
+    const watcher = await connectClient(hub);
+    const actor = await connectClient(hub);
     expect(await watcher.call("events.subscribe", { topics: ["tabs"] })).to.deep.equal({ topics: ["tabs"] });
-    const opened = collect<{ target: string; clientId: string }>(watcher, "tab.opened", (all) => all.some((t) => t.clientId === "beta"));
+    const opened = collect(watcher, "tab.opened", (all) => all.some((t) => t.clientId === "beta"));
     const tab = await openTab(actor, "about:blank", { clientId: "beta" });
     expect((await opened).find((t) => t.clientId === "beta")).to.deep.include({ target: tab.target, clientId: "beta", tabId: tab.tabId });
-    const closed = collect<{ target: string; reason: string }>(watcher, "tab.closed", (all) => all.some((t) => t.target === tab.target));
+    const closed = collect(watcher, "tab.closed", (all) => all.some((t) => t.target === tab.target));
     await actor.call("tabs.close", { target: tab.target });
     expect((await closed).find((t) => t.target === tab.target)).to.deep.equal({ target: tab.target, reason: "closed" });
     await Promise.all([watcher.close(), actor.close()]);
@@ -168,8 +158,9 @@ describe("a console subscriber that stops reading", function () {
 
   it("costs bounded memory, is told how many it lost, and does not slow a second subscriber who gets every message", async () => {
     const TOTAL = 200_000;
+    // The stalled reader stays a bare wire client: the test pauses its raw socket, which the typed client keeps private.
     const slow = await connect(hub);
-    const fast = await connect(hub);
+    const fast = await connectClient(hub);
     const tab = await openTab(fast);
     try {
       await slow.call("console.subscribe", { target: tab.target });
@@ -186,9 +177,8 @@ describe("a console subscriber that stops reading", function () {
       let fastCount = 0;
       let inOrder = true;
       const fastDone = new Promise<void>((resolve, reject) => {
-        fast.onNotification((method, params) => {
-          if (method === "console.dropped") reject(new Error(`the subscriber that keeps reading lost ${String(params.count)} messages`));
-          if (method !== "console.message") return;
+        fast.on("console.dropped", (params) => reject(new Error(`the subscriber that keeps reading lost ${params.count} messages`)));
+        fast.on("console.message", (params) => {
           inOrder &&= params.text === `m${fastCount}`;
           if (++fastCount === TOTAL) resolve();
         });

@@ -1,16 +1,12 @@
 import { expect } from "chai";
+import type { Methods, TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import type { TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab, type OpenedTab } from "../support/tabs.js";
-import { connect, sharedHub } from "../support/test-hub.js";
+import { connectClient, sharedHub } from "../support/test-hub.js";
 
-interface ContentResult {
-  format: "html" | "text";
-  content: string;
-  length: number;
-  truncated?: true;
-}
+type ContentParams = Omit<Methods["content"]["params"], "target">;
+type ContentResult = Methods["content"]["result"];
 
 const byteLength = (text: string): number => Buffer.byteLength(text, "utf8");
 
@@ -19,12 +15,12 @@ describe("content (real hub, real Chromium)", function () {
   let hub: Hub;
   let fixtures: FixtureServer;
   let otherPort: FixtureServer;
-  let client: TestRpcClient;
+  let client: TabwireClient;
   let tab: OpenedTab | undefined;
 
-  const content = (params: object = {}): Promise<ContentResult> => {
+  const content = (params: ContentParams = {}): Promise<ContentResult> => {
     if (!tab) throw new Error("the test opened no tab");
-    return client.call<ContentResult>("content", { target: tab.target, ...params });
+    return client.call("content", { target: tab.target, ...params });
   };
   /** Opens frames.html with cross-origin frames at `crossUrls` and waits until every frame has loaded. */
   const openFrames = async (crossUrls: string[]): Promise<void> => {
@@ -40,7 +36,7 @@ describe("content (real hub, real Chromium)", function () {
     hub = await sharedHub();
     fixtures = await startFixtureServer();
     otherPort = await startFixtureServer();
-    client = await connect(hub);
+    client = await connectClient(hub);
   });
   afterEach(async () => {
     if (tab) await closeTab(client, tab.target);

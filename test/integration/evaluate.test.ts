@@ -1,22 +1,23 @@
 import { expect } from "chai";
+import type { TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import { rpcFailure, type RpcError, type TestRpcClient } from "../support/rpc-client.js";
-import { closeTab, evaluate, openTab, type OpenedTab } from "../support/tabs.js";
-import { connect, sharedHub, startTestHub } from "../support/test-hub.js";
+import { failure, rpcFailure } from "../support/rpc-client.js";
+import { closeTab, evaluate, openTab, type EvaluateExtra, type OpenedTab } from "../support/tabs.js";
+import { connect, connectClient, sharedHub, startTestHub } from "../support/test-hub.js";
 
 describe("evaluate (real hub, real Chromium)", function () {
   this.timeout(30_000);
   let hub: Hub;
   let fixtures: FixtureServer;
-  let client: TestRpcClient;
+  let client: TabwireClient;
   let tab: OpenedTab;
-  const run = (expression: string, extra: object = {}) => evaluate(client, tab.target, expression, extra);
+  const run = (expression: string, extra: EvaluateExtra = {}) => evaluate(client, tab.target, expression, extra);
 
   before(async () => {
     hub = await sharedHub();
     fixtures = await startFixtureServer();
-    client = await connect(hub);
+    client = await connectClient(hub);
   });
   beforeEach(async () => {
     tab = await openTab(client, fixtures.url("index.html"));
@@ -57,19 +58,19 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
 
     it("a syntax error is EVALUATION_FAILED with the parser's message", async () => {
-      const error = await rpcFailure(run("foo())"));
+      const error = await failure(run("foo())"));
       expect(error.code).to.equal(-32000);
       expect(error.message).to.equal("SyntaxError: Unexpected token ')'");
     });
 
     it("a reference error names the variable", async () => {
-      const error = await rpcFailure(run("undefinedVar"));
+      const error = await failure(run("undefinedVar"));
       expect(error.message).to.equal("ReferenceError: undefinedVar is not defined");
       expect(error.data).to.include({ name: "ReferenceError", message: "undefinedVar is not defined", lineNumber: 0, columnNumber: 0 });
     });
 
     it("a circular value is SERIALIZATION_FAILED", async () => {
-      const error = await rpcFailure(run("const o = {}; o.self = o; o"));
+      const error = await failure(run("const o = {}; o.self = o; o"));
       expect(error.code).to.equal(-32005);
     });
   });
@@ -116,19 +117,19 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
 
     it("AC7: a promise that never settles is TIMEOUT within its budget", async () => {
-      const error = await rpcFailure(run("new Promise(() => {})", { timeoutMs: 100 }));
+      const error = await failure(run("new Promise(() => {})", { timeoutMs: 100 }));
       expect(error.code).to.equal(-32001);
       expect(error.data).to.deep.equal({ timeoutMs: 100, terminated: false });
     });
 
     it("AC11: a thrown Error carries its message and stack", async () => {
-      const error = await rpcFailure(run("throw new Error('test error')"));
+      const error = await failure(run("throw new Error('test error')"));
       expect(error.message).to.equal("Error: test error");
       expect((error.data as { stack: string }).stack).to.match(/^Error: test error\n\s+at /);
     });
 
     it("AC12: an unknown variable is a ReferenceError", async () => {
-      expect((await rpcFailure(run("nonExistentVariable"))).message).to.match(/^ReferenceError: nonExistentVariable is not defined/);
+      expect((await failure(run("nonExistentVariable"))).message).to.match(/^ReferenceError: nonExistentVariable is not defined/);
     });
 
     it("AC13: maxSize truncates a large result", async () => {
@@ -164,7 +165,7 @@ describe("evaluate (real hub, real Chromium)", function () {
       await run("var kept = 5; window.alsoKept = 6");
       expect((await run("kept + alsoKept")).value).to.equal(11);
       await run("let shared = 1", { isolate: false });
-      expect((await rpcFailure(run("let shared = 2", { isolate: false }))).message).to.match(/SyntaxError: Identifier 'shared' has already been declared/);
+      expect((await failure(run("let shared = 2", { isolate: false }))).message).to.match(/SyntaxError: Identifier 'shared' has already been declared/);
     });
 
     it("top-level await works", async () => {
@@ -194,7 +195,7 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
 
     it("a thrown string is EVALUATION_FAILED named Uncaught", async () => {
-      expect((await rpcFailure(run("throw 'boom'"))).message).to.equal("Uncaught: boom");
+      expect((await failure(run("throw 'boom'"))).message).to.equal("Uncaught: boom");
     });
 
     it("runs with a user gesture", async () => {
@@ -208,7 +209,7 @@ describe("evaluate (real hub, real Chromium)", function () {
 
     it("while (true) {} answers TIMEOUT within 750 ms, is stopped, and the tab works afterwards", async () => {
       const started = Date.now();
-      const error = await rpcFailure(run("while (true) {}", { timeoutMs: 500 }));
+      const error = await failure(run("while (true) {}", { timeoutMs: 500 }));
       const elapsed = Date.now() - started;
       expect(error.code).to.equal(-32001);
       expect(error.data).to.deep.equal({ timeoutMs: 500, terminated: true });
@@ -217,13 +218,13 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
 
     it("a promise that never settles answers TIMEOUT and the tab works afterwards", async () => {
-      const error = await rpcFailure(run("new Promise(() => {})", { timeoutMs: 500 }));
+      const error = await failure(run("new Promise(() => {})", { timeoutMs: 500 }));
       expect(error.data).to.deep.equal({ timeoutMs: 500, terminated: false });
       expect(await run("1 + 1", { timeoutMs: 2_000 })).to.deep.equal({ type: "number", value: 2 });
     });
 
     it("a reload racing a slow promise answers PAGE_NAVIGATED", async () => {
-      const error = await rpcFailure(run("setTimeout(() => location.reload(), 50); new Promise(r => setTimeout(r, 10000))", { timeoutMs: 8_000 }));
+      const error = await failure(run("setTimeout(() => location.reload(), 50); new Promise(r => setTimeout(r, 10000))", { timeoutMs: 8_000 }));
       expect(error.code).to.equal(-32013);
     });
 
@@ -233,18 +234,24 @@ describe("evaluate (real hub, real Chromium)", function () {
       expect(hub.services.pool.stats().attaches - before).to.be.at.most(1);
     });
 
+    // A wire test: it picks the request id ("spin-1") and cancels it by that id, which the typed client keeps to itself.
     it("cancel answers the cancelled call CANCELLED and stops a spinning script", async () => {
-      const expression = "fetch('/mark?name=spin-1', { keepalive: true }); while (true) {}";
-      const spinning = rpcFailure(client.call("evaluate", { target: tab.target, expression, timeoutMs: 20_000 }, "spin-1"));
-      await fixtures.waitForMark("spin-1");
-      expect(await client.call("cancel", { id: "spin-1" })).to.deep.equal({ cancelled: true });
-      expect((await spinning).code).to.equal(-32010);
-      expect(await run("1 + 1", { timeoutMs: 2_000 })).to.deep.equal({ type: "number", value: 2 });
-      expect(await client.call("cancel", { id: "spin-1" })).to.deep.equal({ cancelled: false });
+      const wire = await connect(hub);
+      try {
+        const expression = "fetch('/mark?name=spin-1', { keepalive: true }); while (true) {}";
+        const spinning = rpcFailure(wire.call("evaluate", { target: tab.target, expression, timeoutMs: 20_000 }, "spin-1"));
+        await fixtures.waitForMark("spin-1");
+        expect(await wire.call("cancel", { id: "spin-1" })).to.deep.equal({ cancelled: true });
+        expect((await spinning).code).to.equal(-32010);
+        expect(await run("1 + 1", { timeoutMs: 2_000 })).to.deep.equal({ type: "number", value: 2 });
+        expect(await wire.call("cancel", { id: "spin-1" })).to.deep.equal({ cancelled: false });
+      } finally {
+        await wire.close();
+      }
     });
 
     it("a tab closed during the call answers TARGET_CLOSED", async () => {
-      const pending = rpcFailure(run("new Promise(() => {})", { timeoutMs: 10_000 }));
+      const pending = failure(run("new Promise(() => {})", { timeoutMs: 10_000 }));
       await run("1");
       await client.call("tabs.close", { target: tab.target });
       expect((await pending).code).to.equal(-32003);
@@ -257,10 +264,10 @@ describe("evaluate with EVALUATE_ENABLED=false", function () {
 
   it("answers FORBIDDEN, and the other methods still work", async () => {
     const hub = await startTestHub({ EVALUATE_ENABLED: "false" });
-    const client = await connect(hub);
+    const client = await connectClient(hub);
     try {
       const { target } = await openTab(client);
-      const error = await rpcFailure(evaluate(client, target, "1 + 1"));
+      const error = await failure(evaluate(client, target, "1 + 1"));
       expect(error.code).to.equal(-32007);
       expect(error.message).to.equal("evaluate is turned off on this hub (EVALUATE_ENABLED=false)");
       expect(await client.call("tabs.close", { target })).to.deep.equal({ closed: true });

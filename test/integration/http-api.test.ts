@@ -1,8 +1,8 @@
 import { expect } from "chai";
+import type { TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
-import type { TestRpcClient } from "../support/rpc-client.js";
-import { connect, startTestHub } from "../support/test-hub.js";
+import { connectClient, startTestHub } from "../support/test-hub.js";
 
 const TOKEN = "http-api-token-1";
 const AGENT_KEY = "http-agent-key-1";
@@ -16,7 +16,7 @@ interface Reply {
 describe("HTTP API of PROTOCOL.md section 7 (real hub, real Chromium)", function () {
   this.timeout(40_000);
   let hub: Hub;
-  let rpc: TestRpcClient;
+  let rpc: TabwireClient;
   const base = (): string => `http://127.0.0.1:${hub.port}`;
   const request = async (method: string, path: string, body?: unknown, token: string | null = TOKEN, root = base()): Promise<Reply> => {
     const response = await fetch(`${root}${path}`, {
@@ -26,11 +26,11 @@ describe("HTTP API of PROTOCOL.md section 7 (real hub, real Chromium)", function
     });
     return { status: response.status, body: (await response.json()) as Reply["body"], headers: response.headers };
   };
-  const pageCount = async (): Promise<number> => (await rpc.call<{ tabs: unknown[] }>("tabs.list")).tabs.length;
+  const pageCount = async (): Promise<number> => (await rpc.call("tabs.list", {})).tabs.length;
 
   before(async () => {
     hub = await startTestHub({ HUB_TOKEN: TOKEN, AUTH_KEY: AGENT_KEY, API_PORT: "0", MAX_PAYLOAD: "65536" });
-    rpc = await connect(hub, { token: TOKEN });
+    rpc = await connectClient(hub, { token: TOKEN });
   });
   after(async () => {
     await rpc.close();
@@ -113,10 +113,10 @@ describe("HTTP API of PROTOCOL.md section 7 (real hub, real Chromium)", function
     const spawned: TestAgent[] = [];
     let spawning = true;
     await rpc.call("events.subscribe", { topics: ["tabs"] });
-    rpc.onNotification((method, params) => {
-      if (!spawning || method !== "tab.opened" || params.clientId !== "bo-agent") return;
+    rpc.on("tab.opened", (params) => {
+      if (!spawning || params.clientId !== "bo-agent") return;
       // What the DevTools extension does: an agent comes up in the new tab and registers from it.
-      void TestAgent.connect({ url: `${hub.url}/agent?token=${AGENT_KEY}`, clientId: String(params.target) }).then((agent) => {
+      void TestAgent.connect({ url: `${hub.url}/agent?token=${AGENT_KEY}`, clientId: params.target }).then((agent) => {
         spawned.push(agent);
         agent.onRequest("evaluate", (task) => ({ status: "success", output: { response: `did: ${String((task as { input: string }).input)}` } }));
         agent.ready();

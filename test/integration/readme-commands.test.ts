@@ -5,6 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { TabwireClient } from "../../src/client/index.js";
 import { TestRpcClient } from "../support/rpc-client.js";
 import { requireChromium } from "../support/test-hub.js";
 
@@ -40,14 +41,18 @@ describe("the README's start command", function () {
           }
         });
       });
-      const client = await TestRpcClient.connect(url);
-      const { target } = await client.call<{ target: string }>("tabs.open", { url: "data:text/html,<title>readme</title>" });
-      expect(await client.call("evaluate", { target, expression: "document.title" })).to.deep.equal({ type: "string", value: "readme" });
-      const closed = once(client.ws, "close");
+      const client = await TabwireClient.connect({ url, reconnect: false });
+      const { target } = await client.call("tabs.open", { url: "data:text/html,<title>readme</title>" });
+      expect(await client.evaluate({ target, expression: "document.title" })).to.deep.equal({ type: "string", value: "readme" });
+      // The close code is the wire's business (the typed client only says `disconnected`): a bare socket reads it.
+      const wire = await TestRpcClient.connect(url);
+      const closed = once(wire.ws, "close");
+      const disconnected = new Promise<void>((resolve) => client.on("disconnected", resolve));
       process.kill(-(child.pid as number), "SIGTERM");
       const [code] = (await once(child, "exit")) as [number | null];
       expect(code).to.equal(0);
       expect((await closed)[0]).to.equal(1001);
+      await disconnected;
     } finally {
       if (child.exitCode === null) process.kill(-(child.pid as number), "SIGKILL");
     }

@@ -1,20 +1,20 @@
 import { expect } from "chai";
 import { Budget } from "../../src/budget.js";
 import { launchChrome, type LaunchedChrome } from "../../src/cdp/chrome-launcher.js";
+import type { TabwireClient, TabwireError } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
-import { RpcError, type TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
-import { connect, requireChromium, startTestHub } from "../support/test-hub.js";
+import { connectClient, requireChromium, startTestHub } from "../support/test-hub.js";
 
 describe("hub settings (real hub, real Chromium)", function () {
   this.timeout(40_000);
 
   describe("MAX_SESSIONS and DIALOG_POLICY=accept", () => {
     let hub: Hub;
-    let client: TestRpcClient;
+    let client: TabwireClient;
     before(async () => {
       hub = await startTestHub({ MAX_SESSIONS: "2", DIALOG_POLICY: "accept" });
-      client = await connect(hub);
+      client = await connectClient(hub);
     });
     after(async () => {
       await client.close();
@@ -46,13 +46,13 @@ describe("hub settings (real hub, real Chromium)", function () {
       const doomed = await openTab(client);
       const other = await openTab(client);
       try {
-        const pending = evaluate(client, doomed.target, "new Promise(() => {})", { timeoutMs: 10_000 }).catch((e: RpcError) => e);
+        const pending = evaluate(client, doomed.target, "new Promise(() => {})", { timeoutMs: 10_000 }).catch((e: TabwireError) => e);
         await evaluate(client, doomed.target, "1");
         const budget = new Budget(5_000);
         const tab = await hub.services.pool.acquire(doomed.tabId, budget);
         tab.send("Page.crash").catch(() => undefined);
         budget.dispose();
-        expect(((await pending) as RpcError).code).to.equal(-32003);
+        expect(((await pending) as TabwireError).code).to.equal(-32003);
         expect((await evaluate(client, other.target, "2 + 2")).value).to.equal(4);
       } finally {
         await closeTab(client, doomed.target);
@@ -73,7 +73,7 @@ describe("hub settings (real hub, real Chromium)", function () {
       it(`is reached through its ${form === "http" ? "http /json/version" : "ws"} address, and left running when the hub stops`, async () => {
         const cdpUrl = form === "ws" ? chrome.wsUrl : `http://${new URL(chrome.wsUrl).host}`;
         const hub = await startTestHub({ CDP_URL: cdpUrl });
-        const client = await connect(hub);
+        const client = await connectClient(hub);
         try {
           expect(hub.services.browser.pid).to.equal(null);
           const tab = await openTab(client, "data:text/html,<title>external</title>");

@@ -1,10 +1,11 @@
 import { expect } from "chai";
 import { Budget } from "../../src/budget.js";
+import type { Methods, TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import { rpcFailure, type RpcError, type TestRpcClient } from "../support/rpc-client.js";
+import { failure } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab, type OpenedTab } from "../support/tabs.js";
-import { connect, sharedHub, startTestHub } from "../support/test-hub.js";
+import { connectClient, sharedHub, startTestHub } from "../support/test-hub.js";
 
 interface SnapshotNode {
   ref: string;
@@ -14,13 +15,10 @@ interface SnapshotNode {
   children?: SnapshotNode[];
 }
 
-interface Snapshot {
-  snapshotId: string;
-  url: string;
-  title: string;
-  text: string;
-  root: SnapshotNode;
-}
+/** The snapshot result with its tree typed (the client types `root` as unknown). */
+type Snapshot = Methods["snapshot"]["result"] & { root: SnapshotNode };
+type SnapshotParams = Omit<Methods["snapshot"]["params"], "target">;
+type CallOnExtra = Omit<Methods["callOn"]["params"], "target" | "functionDeclaration">;
 
 function* walk(node: SnapshotNode): Generator<SnapshotNode> {
   yield node;
@@ -37,16 +35,16 @@ describe("snapshot and callOn (real hub, real Chromium)", function () {
   this.timeout(30_000);
   let hub: Hub;
   let fixtures: FixtureServer;
-  let client: TestRpcClient;
+  let client: TabwireClient;
   let tab: OpenedTab;
-  const snapshot = (extra: object = {}) => client.call<Snapshot>("snapshot", { target: tab.target, ...extra });
-  const callOn = (functionDeclaration: string, extra: object = {}) => client.call("callOn", { target: tab.target, functionDeclaration, ...extra });
+  const snapshot = (extra: SnapshotParams = {}) => client.call("snapshot", { target: tab.target, ...extra }) as Promise<Snapshot>;
+  const callOn = (functionDeclaration: string, extra: CallOnExtra = {}) => client.call("callOn", { target: tab.target, functionDeclaration, ...extra });
   const submitRef = async () => find(await snapshot(), "button", "Submit").ref;
 
   before(async () => {
     hub = await sharedHub();
     fixtures = await startFixtureServer();
-    client = await connect(hub);
+    client = await connectClient(hub);
   });
   beforeEach(async () => {
     tab = await openTab(client, fixtures.url("form.html"));
@@ -111,17 +109,17 @@ describe("snapshot and callOn (real hub, real Chromium)", function () {
     it("after a navigation the old ref is NODE_NOT_FOUND, telling to take a new snapshot", async () => {
       const ref = await submitRef();
       await client.call("navigate", { target: tab.target, url: fixtures.url("form.html") });
-      const error = await rpcFailure(callOn("(el) => el.textContent", { ref }));
+      const error = await failure(callOn("(el) => el.textContent", { ref }));
       expect(error.code).to.equal(-32004);
       expect(error.message).to.match(/snapshot/);
     });
 
     it("AC14: an unknown ref, or any ref before a snapshot, is NODE_NOT_FOUND", async () => {
-      const before = await rpcFailure(callOn("(el) => el.textContent", { ref: "e1" }));
+      const before = await failure(callOn("(el) => el.textContent", { ref: "e1" }));
       expect(before.code).to.equal(-32004);
       expect(before.message).to.match(/snapshot/);
       await snapshot();
-      const unknown = await rpcFailure(callOn("(el) => el.textContent", { ref: "e999" }));
+      const unknown = await failure(callOn("(el) => el.textContent", { ref: "e999" }));
       expect(unknown.code).to.equal(-32004);
       expect(unknown.message).to.match(/snapshot/);
     });
@@ -130,32 +128,33 @@ describe("snapshot and callOn (real hub, real Chromium)", function () {
       const older = await submitRef();
       const newer = await submitRef();
       expect(newer).to.not.equal(older);
-      expect((await rpcFailure(callOn("(el) => el.id", { ref: older }))).code).to.equal(-32004);
+      expect((await failure(callOn("(el) => el.id", { ref: older }))).code).to.equal(-32004);
       expect((await callOn("(el) => el.id", { ref: newer })).value).to.equal("submit");
     });
 
     it("a ref whose element was removed is NODE_NOT_FOUND", async () => {
       const ref = await submitRef();
       await evaluate(client, tab.target, "document.querySelector('#submit').remove()");
-      const error = await rpcFailure(callOn("(el) => el.id", { ref }));
+      const error = await failure(callOn("(el) => el.id", { ref }));
       expect(error.code).to.equal(-32004);
       expect(error.message).to.match(/snapshot/);
     });
 
     it("by selector: the first match; no match is NODE_NOT_FOUND, a bad selector INVALID_PARAMS", async () => {
       expect(await callOn("(el) => el.value", { selector: "form input" })).to.deep.equal({ type: "string", value: "ada@example.com" });
-      expect((await rpcFailure(callOn("(el) => el.id", { selector: "#missing" }))).code).to.equal(-32004);
-      expect((await rpcFailure(callOn("(el) => el.id", { selector: "###" }))).code).to.equal(-32602);
+      expect((await failure(callOn("(el) => el.id", { selector: "#missing" }))).code).to.equal(-32004);
+      expect((await failure(callOn("(el) => el.id", { selector: "###" }))).code).to.equal(-32602);
     });
 
     it("by backendNodeId; one that resolves to nothing is NODE_NOT_FOUND", async () => {
       const backendNodeId = await backendNodeIdOf("#submit");
       expect(await callOn("(el) => el.id", { backendNodeId })).to.deep.equal({ type: "string", value: "submit" });
-      expect((await rpcFailure(callOn("(el) => el.id", { backendNodeId: 2_000_000_000 }))).code).to.equal(-32004);
+      expect((await failure(callOn("(el) => el.id", { backendNodeId: 2_000_000_000 }))).code).to.equal(-32004);
     });
 
+    // A params-validation test: the typed client passes { ref, selector } through unchanged and the hub's schema refuses it.
     it("more than one element reference is INVALID_PARAMS", async () => {
-      const error = await rpcFailure(callOn("(el) => el.id", { ref: "e1", selector: "#submit" }));
+      const error = await failure(callOn("(el) => el.id", { ref: "e1", selector: "#submit" }));
       expect(error.code).to.equal(-32602);
       expect((error.data as { errors: { path: string }[] }).errors.map((e) => e.path)).to.deep.equal(["/ref", "/selector"]);
     });
@@ -166,7 +165,7 @@ describe("snapshot and callOn (real hub, real Chromium)", function () {
     });
 
     it("an exception inside is EVALUATION_FAILED with the page's error", async () => {
-      const error = await rpcFailure(callOn("(el) => { throw new TypeError('bad ' + el.id); }", { selector: "#submit" }));
+      const error = await failure(callOn("(el) => { throw new TypeError('bad ' + el.id); }", { selector: "#submit" }));
       expect(error.code).to.equal(-32000);
       expect(error.message).to.equal("TypeError: bad submit");
       expect(error.data).to.include({ name: "TypeError", message: "bad submit", lineNumber: 0 });
@@ -206,10 +205,10 @@ describe("callOn with EVALUATE_ENABLED=false", function () {
 
   it("answers FORBIDDEN, while snapshot still works", async () => {
     const hub = await startTestHub({ EVALUATE_ENABLED: "false" });
-    const client = await connect(hub);
+    const client = await connectClient(hub);
     try {
       const { target } = await openTab(client);
-      const error = await rpcFailure(client.call("callOn", { target, functionDeclaration: "() => 1" }));
+      const error = await failure(client.call("callOn", { target, functionDeclaration: "() => 1" }));
       expect(error.code).to.equal(-32007);
       expect(error.message).to.equal("callOn is turned off on this hub (EVALUATE_ENABLED=false)");
       expect(await client.call("snapshot", { target })).to.have.property("root");

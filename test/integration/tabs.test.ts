@@ -1,20 +1,12 @@
 import net from "node:net";
 import { expect } from "chai";
+import { TabwireError, type TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import { RpcError, rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
+import { failure } from "../support/rpc-client.js";
 import { collect } from "../support/collect.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
-import { connect, sharedHub } from "../support/test-hub.js";
-
-interface TabRow {
-  target: string;
-  clientId: string;
-  tabId: string;
-  url: string;
-  title: string;
-  agent: unknown;
-}
+import { connectClient, sharedHub } from "../support/test-hub.js";
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -29,12 +21,12 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
   this.timeout(30_000);
   let hub: Hub;
   let fixtures: FixtureServer;
-  let client: TestRpcClient;
+  let client: TabwireClient;
 
   before(async () => {
     hub = await sharedHub();
     fixtures = await startFixtureServer();
-    client = await connect(hub);
+    client = await connectClient(hub);
   });
   after(async () => {
     await client.close();
@@ -47,7 +39,7 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
       expect(opened.clientId).to.equal("local");
       expect(opened.target).to.equal(`local:${opened.tabId}`);
       expect(opened.url).to.equal(fixtures.url("index.html"));
-      const { tabs } = await client.call<{ tabs: TabRow[] }>("tabs.list");
+      const { tabs } = await client.call("tabs.list", {});
       expect(tabs.find((t) => t.target === opened.target)).to.deep.equal({
         target: opened.target,
         clientId: "local",
@@ -66,10 +58,10 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     try {
       expect(opened.target).to.equal(`alpha:${opened.tabId}`);
       expect((await evaluate(client, opened.target, "document.title")).value).to.equal("Other Page");
-      expect((await rpcFailure(evaluate(client, `local:${opened.tabId}`, "1"))).code).to.equal(-32002);
-      const { tabs } = await client.call<{ tabs: TabRow[] }>("tabs.list", { clientId: "alpha" });
+      expect((await failure(evaluate(client, `local:${opened.tabId}`, "1"))).code).to.equal(-32002);
+      const { tabs } = await client.call("tabs.list", { clientId: "alpha" });
       expect(tabs.map((t) => t.target)).to.deep.equal([opened.target]);
-      const { clients } = await client.call<{ clients: { clientId: string; agent: unknown; tabs: string[] }[] }>("clients.list");
+      const { clients } = await client.call("clients.list", {});
       expect(clients.find((c) => c.clientId === "alpha")).to.deep.equal({ clientId: "alpha", agent: null, tabs: [opened.target] });
     } finally {
       await closeTab(client, opened.target);
@@ -79,9 +71,9 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
   it("tabs.close answers once the tab is gone; later calls find no tab", async () => {
     const opened = await openTab(client);
     expect(await client.call("tabs.close", { target: opened.target })).to.deep.equal({ closed: true });
-    const { tabs } = await client.call<{ tabs: TabRow[] }>("tabs.list");
+    const { tabs } = await client.call("tabs.list", {});
     expect(tabs.map((t) => t.target)).to.not.include(opened.target);
-    expect((await rpcFailure(evaluate(client, opened.target, "1"))).code).to.equal(-32002);
+    expect((await failure(evaluate(client, opened.target, "1"))).code).to.equal(-32002);
   });
 
   it("tabs.activate brings a tab forward", async () => {
@@ -119,10 +111,10 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
   it("a failed load is NAVIGATION_FAILED with Chrome's errorText", async () => {
     const opened = await openTab(client);
     try {
-      const error = await client.call("navigate", { target: opened.target, url: `http://127.0.0.1:${await closedPort()}/` }).catch((e: RpcError) => e);
-      expect(error).to.be.instanceOf(RpcError);
-      expect((error as RpcError).code).to.equal(-32012);
-      expect((error as RpcError).data).to.deep.equal({ errorText: "net::ERR_CONNECTION_REFUSED" });
+      const error = await client.call("navigate", { target: opened.target, url: `http://127.0.0.1:${await closedPort()}/` }).catch((e: unknown) => e);
+      expect(error).to.be.instanceOf(TabwireError);
+      expect((error as TabwireError).code).to.equal(-32012);
+      expect((error as TabwireError).data).to.deep.equal({ errorText: "net::ERR_CONNECTION_REFUSED" });
     } finally {
       await closeTab(client, opened.target);
     }
@@ -132,7 +124,7 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     const opened = await openTab(client);
     try {
       const started = Date.now();
-      expect((await rpcFailure(client.call("navigate", { target: opened.target, url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }))).code).to.equal(-32001);
+      expect((await failure(client.call("navigate", { target: opened.target, url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }))).code).to.equal(-32001);
       expect(Date.now() - started).to.be.below(750);
     } finally {
       await closeTab(client, opened.target);
@@ -140,25 +132,25 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
   });
 
   it("a tabs.open whose load runs past its budget is TIMEOUT and its tab is closed again", async () => {
-    const watcher = await connect(hub);
+    const watcher = await connectClient(hub);
     await watcher.call("events.subscribe", { topics: ["tabs"] });
-    const opened = collect<{ target: string; clientId: string }>(watcher, "tab.opened", (all) => all.some((t) => t.clientId === "slow-open"));
-    const error = await rpcFailure(client.call("tabs.open", { clientId: "slow-open", url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }));
+    const opened = collect(watcher, "tab.opened", (all) => all.some((t) => t.clientId === "slow-open"));
+    const error = await failure(client.call("tabs.open", { clientId: "slow-open", url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }));
     expect(error.code).to.equal(-32001);
     const target = (await opened).find((t) => t.clientId === "slow-open")?.target;
-    await collect<{ target: string }>(watcher, "tab.closed", (all) => all.some((t) => t.target === target));
-    const { tabs } = await client.call<{ tabs: TabRow[] }>("tabs.list", { clientId: "slow-open" });
+    await collect(watcher, "tab.closed", (all) => all.some((t) => t.target === target));
+    const { tabs } = await client.call("tabs.list", { clientId: "slow-open" });
     expect(tabs).to.deep.equal([]);
     await watcher.close();
   });
 
   it("file: and chrome: URLs are FORBIDDEN unless ALLOW_URL_SCHEMES names them; javascript: too", async () => {
-    expect((await rpcFailure(client.call("tabs.open", { url: "file:///etc/passwd" }))).code).to.equal(-32007);
-    expect((await rpcFailure(client.call("tabs.open", { url: "chrome://settings" }))).code).to.equal(-32007);
+    expect((await failure(client.call("tabs.open", { url: "file:///etc/passwd" }))).code).to.equal(-32007);
+    expect((await failure(client.call("tabs.open", { url: "chrome://settings" }))).code).to.equal(-32007);
     const opened = await openTab(client);
     try {
-      expect((await rpcFailure(client.call("navigate", { target: opened.target, url: "javascript:alert(1)" }))).code).to.equal(-32007);
-      expect((await rpcFailure(client.call("navigate", { target: opened.target, url: "not a url" }))).code).to.equal(-32602);
+      expect((await failure(client.call("navigate", { target: opened.target, url: "javascript:alert(1)" }))).code).to.equal(-32007);
+      expect((await failure(client.call("navigate", { target: opened.target, url: "not a url" }))).code).to.equal(-32602);
     } finally {
       await closeTab(client, opened.target);
     }

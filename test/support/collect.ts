@@ -1,17 +1,34 @@
-import type { TestRpcClient } from "./rpc-client.js";
+import type { Notifications, TabwireClient } from "../../src/client/index.js";
+import { TestRpcClient } from "./rpc-client.js";
 
-/** Collects notifications of one method until `done` says so, with a deadline. */
-export function collect<T>(client: TestRpcClient, method: string, done: (all: T[]) => boolean, timeoutMs = 20_000): Promise<T[]> {
-  const all: T[] = [];
+/** Collects one notification from the typed client until `done` says so, with a deadline; then stops listening. */
+export function collect<N extends keyof Notifications>(
+  client: TabwireClient,
+  name: N,
+  done: (all: Notifications[N][]) => boolean,
+  timeoutMs?: number,
+): Promise<Notifications[N][]>;
+/** Collects notifications of one method from a bare wire client until `done` says so, with a deadline. */
+export function collect<T>(client: TestRpcClient, method: string, done: (all: T[]) => boolean, timeoutMs?: number): Promise<T[]>;
+export function collect(client: TabwireClient | TestRpcClient, method: string, done: (all: unknown[]) => boolean, timeoutMs = 20_000): Promise<unknown[]> {
+  const all: unknown[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`only ${all.length} ${method} within ${timeoutMs} ms`)), timeoutMs);
-    client.onNotification((name, params) => {
-      if (name !== method) return;
-      all.push(params as T);
-      if (done(all)) {
-        clearTimeout(timer);
-        resolve(all);
-      }
-    });
+    let dispose = (): void => {};
+    const timer = setTimeout(() => {
+      dispose();
+      reject(new Error(`only ${all.length} ${method} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const take = (params: unknown): void => {
+      all.push(params);
+      if (!done(all)) return;
+      clearTimeout(timer);
+      dispose();
+      resolve(all);
+    };
+    if (client instanceof TestRpcClient) {
+      client.onNotification((name, params) => {
+        if (name === method) take(params);
+      });
+    } else dispose = client.on(method as keyof Notifications, take);
   });
 }

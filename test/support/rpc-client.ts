@@ -1,4 +1,5 @@
 import WebSocket from "ws";
+import { TabwireError } from "../../src/client/index.js";
 
 /** A JSON-RPC error answered by the hub, as tests see it. */
 export class RpcError extends Error {
@@ -133,4 +134,15 @@ export class TestRpcClient {
     if (waiter) waiter(frame);
     else this.#frames.push(frame);
   }
+}
+
+/** Resolves with the TabwireError a typed-client call fails with; rejects (failing the test) if the call succeeds. */
+export async function failure(promise: Promise<unknown>): Promise<TabwireError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof TabwireError) return error;
+    throw error;
+  }
+  throw new Error("the call succeeded but should have failed");
 }

@@ -1,3 +1,4 @@
+import { TabwireClient, type EvaluateResult, type Methods } from "../../src/client/index.js";
 import type { TestRpcClient } from "./rpc-client.js";
 
 /** A tab a test opened for itself. */
@@ -8,17 +9,32 @@ export interface OpenedTab {
   url: string;
 }
 
+/** What a test may add to tabs.open besides the url. */
+export type OpenExtra = Omit<Methods["tabs.open"]["params"], "url">;
+
+/** What a test may add to evaluate besides the target and the expression. */
+export type EvaluateExtra = Omit<Methods["evaluate"]["params"], "target" | "expression">;
+
 /** Opens a tab through the hub and waits for it to load. */
-export function openTab(client: TestRpcClient, url = "about:blank", extra: object = {}): Promise<OpenedTab> {
+export function openTab(client: TabwireClient, url?: string, extra?: OpenExtra): Promise<OpenedTab>;
+/** Opens a tab through the hub over a bare wire client and waits for it to load. */
+export function openTab(client: TestRpcClient, url?: string, extra?: object): Promise<OpenedTab>;
+export function openTab(client: TabwireClient | TestRpcClient, url = "about:blank", extra: object = {}): Promise<OpenedTab> {
+  if (client instanceof TabwireClient) return client.call("tabs.open", { url, ...extra });
   return client.call<OpenedTab>("tabs.open", { url, ...extra });
 }
 
 /** Closes a tab a test opened; a tab that is already gone is fine. */
-export async function closeTab(client: TestRpcClient, target: string): Promise<void> {
-  await client.call("tabs.close", { target }).catch(() => undefined);
+export async function closeTab(client: TabwireClient | TestRpcClient, target: string): Promise<void> {
+  if (client instanceof TabwireClient) await client.call("tabs.close", { target }).catch(() => undefined);
+  else await client.call("tabs.close", { target }).catch(() => undefined);
 }
 
 /** Evaluates code on a tab and returns the hub's result. */
-export function evaluate<T = Record<string, unknown>>(client: TestRpcClient, target: string, expression: string, extra: object = {}): Promise<T> {
-  return client.call<T>("evaluate", { target, expression, ...extra });
+export function evaluate(client: TabwireClient, target: string, expression: string, extra?: EvaluateExtra): Promise<EvaluateResult>;
+/** Evaluates code on a tab over a bare wire client and returns the hub's result. */
+export function evaluate<T = Record<string, unknown>>(client: TestRpcClient, target: string, expression: string, extra?: object): Promise<T>;
+export function evaluate(client: TabwireClient | TestRpcClient, target: string, expression: string, extra: object = {}): Promise<unknown> {
+  if (client instanceof TabwireClient) return client.evaluate({ target, expression, ...extra });
+  return client.call("evaluate", { target, expression, ...extra });
 }

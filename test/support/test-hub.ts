@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { TabwireClient, type TabwireClientOptions } from "../../src/client/index.js";
 import { parseConfig } from "../../src/config.js";
 import { startHub, type Hub } from "../../src/hub.js";
 import { configureLogging } from "../../src/log.js";
@@ -45,4 +46,9 @@ export async function stopSharedHub(): Promise<void> {
 /** Connects a test client to a hub's /rpc. */
 export function connect(hub: Hub, options?: ConnectOptions): Promise<TestRpcClient> {
   return TestRpcClient.connect(hub.url, options);
+}
+
+/** Connects the typed client to a hub's /rpc; it does not reconnect unless asked, so a dropped socket fails the test. */
+export function connectClient(hub: Hub, options: Omit<TabwireClientOptions, "url"> = {}): Promise<TabwireClient> {
+  return TabwireClient.connect({ url: hub.url, reconnect: false, ...options });
 }
