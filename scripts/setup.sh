@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# One-time set-up on a Debian machine: Chromium (when missing), the npm dependencies, and the build.
+# One-time set-up on a Debian machine: Chromium and redis-server (when missing), the npm dependencies, and the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Debian packages still missing: Chromium (the embedded browser) and redis-server (the cluster's tests start one).
+missing=()
 chrome="${CHROME_PATH:-/usr/bin/chromium}"
-if [ ! -x "$chrome" ]; then
-  echo "setup: installing Debian's chromium (no browser is downloaded from anywhere else)"
+[ -x "$chrome" ] || missing+=(chromium)
+[ -x /usr/bin/redis-server ] || missing+=(redis-server)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing Debian's ${missing[*]} (nothing is downloaded from anywhere else)"
   sudo_cmd=""
   if [ "$(id -u)" -ne 0 ]; then
     if command -v sudo >/dev/null 2>&1; then sudo_cmd="sudo"; else
-      echo "setup: not root and no sudo; install chromium yourself: apt-get install -y chromium" >&2
+      echo "setup: not root and no sudo; install them yourself: apt-get install -y ${missing[*]}" >&2
       exit 1
     fi
   fi
   $sudo_cmd apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 "$chrome" --version 2>/dev/null | head -n 1 || true
+/usr/bin/redis-server --version 2>/dev/null | head -n 1 || true
 
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 npm run build

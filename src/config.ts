@@ -38,6 +38,12 @@ export interface Config {
   logDir: string;
   logMaxBytes: number;
   logMaxFiles: number;
+  /** Cluster (Redis): REDIS_URL joins this hub to a cluster of instances; null runs a single hub. */
+  redisUrl: string | null;
+  /** This instance's id in the cluster; null: one is made at start. */
+  instanceId: string | null;
+  /** How long the cluster registry keeps this instance's targets without a refresh (milliseconds). */
+  clusterTtlMs: number;
 }
 
 /** Raised at start-up when a variable has a value the hub cannot use. */
@@ -96,6 +102,9 @@ export function parseConfig(env: Env): Config {
     logDir: text(env, "LOG_DIR", "logs"),
     logMaxBytes: integer(env, "LOG_MAX_BYTES", 10 * 1024 * 1024, 1024),
     logMaxFiles: integer(env, "LOG_MAX_FILES", 5, 1),
+    redisUrl: redisUrl(env),
+    instanceId: env.INSTANCE_ID ? clientId(env, "INSTANCE_ID", "") : null,
+    clusterTtlMs: integer(env, "CLUSTER_TTL_MS", 10_000, 500, 3_600_000),
   });
 }
 
@@ -158,6 +167,13 @@ function cdpUrl(env: Env): string | null {
   if (!["http:", "https:", "ws:", "wss:"].includes(url.protocol)) {
     throw new ConfigError("CDP_URL", "must start with http://, https://, ws:// or wss://");
   }
+  return raw;
+}
+
+function redisUrl(env: Env): string | null {
+  const raw = env.REDIS_URL;
+  if (raw === undefined || raw === "") return null;
+  if (!/^rediss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError("REDIS_URL", "use redis://host:6379 (or rediss:// for TLS), optionally with user:password@ and /db");
   return raw;
 }
 

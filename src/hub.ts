@@ -53,9 +53,13 @@ export async function startHub(config: Config): Promise<Hub> {
   const services: HubServices = { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics };
   await browser.start();
   const validator = new ParamsValidator(loadOpenRpc());
-  const router = new Router({ methods: METHODS, services, validator, ...config, observer: metrics });
+  // Cluster (Redis): loaded only with REDIS_URL; its methods forward calls for targets other instances own.
+  const cluster = config.redisUrl ? await (await import("./cluster/cluster.js")).joinCluster({ config, services, validator, methods: METHODS }) : null;
+  if (cluster) services.cluster = cluster;
+  const methods = cluster?.methods ?? METHODS;
+  const router = new Router({ methods, services, validator, ...config, observer: metrics });
   // The DevTools client sends its own calls without "jsonrpc".
-  const agentRouter = new Router({ methods: METHODS, services, validator, ...config, allowMissingVersion: true, observer: metrics });
+  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer: metrics });
   const authenticator = new Authenticator(config.tokens);
   const agentKey = new Authenticator(config.authKey ? [{ token: config.authKey, scope: null }] : []);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
@@ -93,10 +97,20 @@ export async function startHub(config: Config): Promise<Hub> {
     });
   });
   if (authenticator.isOpen) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
-  const port = await listen(server, config.host, config.port);
-  const apiPort = apiServer && config.apiPort !== null ? await listen(apiServer, config.host, config.apiPort) : null;
+  let port: number;
+  let apiPort: number | null;
+  try {
+    port = await listen(server, config.host, config.port);
+    apiPort = apiServer && config.apiPort !== null ? await listen(apiServer, config.host, config.apiPort) : null;
+  } catch (error) {
+    // Cluster (Redis): a hub that cannot listen leaves, so its Redis connections do not keep the process alive.
+    await cluster?.leave();
+    throw error;
+  }
   log.info("tabwire is listening", { url: `ws://${config.host}:${port}/rpc` });
+  cluster?.announce(`ws://${config.host}:${port}`);
   const stop = async (): Promise<void> => {
+    await cluster?.leave();
     heartbeat.stop();
     server.close();
     apiServer?.close();

@@ -3,6 +3,7 @@ import type { SessionPool } from "./cdp/session-pool.js";
 import type { TabSession } from "./cdp/tab-session.js";
 import type { AgentRecord, AgentRegistry } from "./clients/agent-registry.js";
 import type { ClientManager, TabEntry } from "./clients/client-manager.js";
+import type { ClusterView } from "./cluster/cluster-view.js";
 import { parseTarget } from "./clients/target-id.js";
 import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
@@ -21,6 +22,8 @@ export interface HubServices {
   console: ConsoleStream;
   eventTopics: EventTopics;
   metrics: HubMetrics;
+  /** Cluster (Redis): the whole cluster for the listings; absent when REDIS_URL is unset. */
+  cluster?: ClusterView;
 }
 
 /** The context of one call to a hub method. */

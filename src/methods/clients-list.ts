@@ -1,7 +1,12 @@
 import { defineMethod } from "../services.js";
 
-/** `clients.list`: the clients the caller may see, with their tabs. */
+/** `clients.list`: the clients the caller may see (of the whole cluster when there is one), with their tabs. */
 export const clientsList = defineMethod({
   name: "clients.list",
-  run: (_params, call) => Promise.resolve({ clients: call.services.clients.clients(call.connection) }),
+  async run(_params, call) {
+    const { clients, cluster } = call.services;
+    // Cluster (Redis): every instance's clients.
+    if (cluster) return { clients: await cluster.clients(call.connection, call.budget) };
+    return { clients: clients.clients(call.connection) };
+  },
 });

@@ -4,8 +4,13 @@ interface TabsListParams {
   clientId?: string;
 }
 
-/** `tabs.list`: the page tabs the caller may see, optionally of one client. */
+/** `tabs.list`: the page tabs the caller may see (of the whole cluster when there is one), optionally of one client. */
 export const tabsList = defineMethod<TabsListParams>({
   name: "tabs.list",
-  run: (params, call) => Promise.resolve({ tabs: call.services.clients.tabs(call.connection, params.clientId) }),
+  async run(params, call) {
+    const { clients, cluster } = call.services;
+    // Cluster (Redis): every instance's tabs.
+    if (cluster) return { tabs: await cluster.tabs(call.connection, params.clientId, call.budget) };
+    return { tabs: clients.tabs(call.connection, params.clientId) };
+  },
 });

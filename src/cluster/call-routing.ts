@@ -1,0 +1,83 @@
+import { parseTarget } from "../clients/target-id.js";
+import type { Topic } from "../events/event-topics.js";
+import type { CallContext, ConnectionState, MethodDefinition } from "../rpc/method.js";
+import type { HubServices } from "../services.js";
+import type { Forwarder, TargetKind } from "./forwarder.js";
+
+type Method = MethodDefinition<HubServices>;
+type Call = CallContext<HubServices>;
+
+/** What routing needs: the hub's parts, the forwarder, and the cluster's hooks around a local run. */
+export interface CallRoutingOptions {
+  services: HubServices;
+  forwarder: Forwarder;
+  /** Runs after a method ran here (rewrites this instance's listing after calls that change it), within `waitMs`. */
+  afterLocal(method: string, waitMs: number): Promise<void>;
+  /** Records a connection's events.subscribe topics for the other instances' events. */
+  watch(connection: ConnectionState, topics: readonly Topic[]): void;
+}
+
+/**
+ * Wraps each hub method so that a call whose target lives on another instance runs there: the router validates
+ * the params, counts the call and holds its budget here as for any call, and the wrapper forwards it.
+ */
+export class CallRouting {
+  #options: CallRoutingOptions;
+
+  constructor(options: CallRoutingOptions) {
+    this.#options = options;
+  }
+
+  /** The method as this instance serves it in a cluster. */
+  wrap(method: Method): Method {
+    const { name } = method;
+    if (name === "tabs.open") return { name, run: (params, call) => this.#runHere(method, params, call) };
+    if (name === "console.unsubscribe") return { name, run: (params, call) => this.#unsubscribe(method, params, call) };
+    if (name !== "events.subscribe") return { name, run: (params, call) => this.#route(method, params, call) };
+    return {
+      name,
+      run: async (params, call) => {
+        const result = await method.run(params, call);
+        this.#options.watch(call.connection, (result as { topics: Topic[] }).topics);
+        return result;
+      },
+    };
+  }
+
+  async #route(method: Method, params: object, call: Call): Promise<object> {
+    const target = (params as { target?: unknown }).target;
+    const kind: TargetKind = method.name.startsWith("agent.") ? "agent" : "tab";
+    if (typeof target !== "string" || !this.#elsewhere(target, kind, call.connection)) return this.#runHere(method, params, call);
+    const result = await this.#options.forwarder.forward(method.name, params as Record<string, unknown>, call, { kind });
+    return result ?? this.#runHere(method, params, call);
+  }
+
+  async #unsubscribe(method: Method, params: object, call: Call): Promise<object> {
+    const { forwarder } = this.#options;
+    const owner = forwarder.hasSubscription(call.connection, String((params as { subscriptionId?: unknown }).subscriptionId));
+    const result = owner ? await forwarder.forward(method.name, params as Record<string, unknown>, call, { kind: "tab", owner }) : null;
+    return result ?? method.run(params, call);
+  }
+
+  async #runHere(method: Method, params: object, call: Call): Promise<object> {
+    const result = await method.run(params, call);
+    await this.#options.afterLocal(method.name, call.budget.remainingMs());
+    return result;
+  }
+
+  // A target may live elsewhere when it is well formed, the caller may see its client, and this instance lacks it:
+  // everything else runs here, and answers here (INVALID_PARAMS, TARGET_NOT_FOUND) without asking Redis.
+  #elsewhere(target: string, kind: TargetKind, connection: ConnectionState): boolean {
+    const { clients, browser, agents } = this.#options.services;
+    let tabId: string;
+    try {
+      const parsed = parseTarget(target);
+      if (!clients.canSee(connection, parsed.clientId)) return false;
+      tabId = parsed.tabId;
+    } catch {
+      return false;
+    }
+    if (browser.page(tabId) !== undefined) return false;
+    return kind === "tab" || agents.get(target) === undefined;
+  }
+}

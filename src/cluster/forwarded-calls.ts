@@ -1,0 +1,121 @@
+import { HubError } from "../errors.js";
+import { log } from "../log.js";
+import { InflightTable } from "../rpc/inflight.js";
+import type { ConnectionState } from "../rpc/method.js";
+import type { Router } from "../rpc/router.js";
+import type { HubServices } from "../services.js";
+import type { CallMessage, CancelMessage, ClosedMessage } from "./messages.js";
+import type { ClusterRegistry } from "./registry.js";
+
+/** A caller's connection on another instance, as this (owning) instance runs its calls. */
+interface Proxy {
+  state: ConnectionState;
+  from: string;
+  close: AbortController;
+  /** Console subscriptions it holds here (they keep it alive between calls). */
+  subscriptions: number;
+}
+
+const SEND_TIMEOUT_MS = 2_000;
+
+/**
+ * The owner's side of forwarding: runs each forwarded call through this instance's own router, on a connection
+ * that carries the caller's scope, with the caller's remaining budget, so every rule holds as for a local caller.
+ * The connection's notifications (console, agent status) go back to the caller's instance; a cancel or the
+ * caller's disconnect ends its calls and subscriptions here.
+ */
+export class ForwardedCalls {
+  #registry: ClusterRegistry;
+  #router: Router<HubServices>;
+  #afterCall: (method: string) => Promise<void>;
+  #proxies = new Map<string, Proxy>();
+
+  constructor(options: { registry: ClusterRegistry; router: Router<HubServices>; afterCall: (method: string) => Promise<void> }) {
+    this.#registry = options.registry;
+    this.#router = options.router;
+    this.#afterCall = options.afterCall;
+  }
+
+  /** Runs a forwarded call and sends the answer back to the caller's instance. */
+  async onCall(message: CallMessage): Promise<void> {
+    const proxy = this.#proxyOf(message.from, message.conn, message.peer);
+    proxy.state.scope = message.scope ? new Set(message.scope) : null;
+    const request = { jsonrpc: "2.0", id: message.id, method: message.method, params: message.params };
+    const response = await this.#router.handleValue(request, proxy.state);
+    if (response === null) return;
+    if (message.method === "console.subscribe" || message.method === "console.unsubscribe") this.#count(proxy, message.method, response);
+    await this.#afterCall(message.method);
+    this.#dropIfIdle(proxy);
+    this.#registry.send(message.from, { type: "answer", id: message.id, response }, SEND_TIMEOUT_MS).catch((error: unknown) => {
+      log.debug("cluster: cannot send an answer back", { to: message.from, error: (error as Error).message });
+    });
+  }
+
+  /** Cancels a forwarded call whose caller gave up. */
+  onCancel(message: CancelMessage): void {
+    const proxy = this.#proxies.get(proxyKey(message.from, message.conn));
+    proxy?.state.inflight.cancel(message.id, new HubError("CANCELLED", `request ${message.id} was cancelled by the caller`));
+  }
+
+  /** Ends what a closed caller connection held here. */
+  onClosed(message: ClosedMessage): void {
+    const proxy = this.#proxies.get(proxyKey(message.from, message.conn));
+    if (proxy) this.#close(proxy, "the caller's connection closed");
+  }
+
+  /** The instances whose callers hold something here. */
+  callers(): string[] {
+    return [...new Set([...this.#proxies.values()].map((proxy) => proxy.from))];
+  }
+
+  /** A caller's instance died: everything its connections held here ends. */
+  callerGone(instance: string): void {
+    for (const proxy of [...this.#proxies.values()]) if (proxy.from === instance) this.#close(proxy, `hub instance ${instance} is gone`);
+  }
+
+  /** Ends everything (this instance is stopping). */
+  closeAll(): void {
+    for (const proxy of [...this.#proxies.values()]) this.#close(proxy, "this hub instance is shutting down");
+  }
+
+  #proxyOf(from: string, conn: string, peer: string): Proxy {
+    const key = proxyKey(from, conn);
+    let proxy = this.#proxies.get(key);
+    if (proxy) return proxy;
+    const close = new AbortController();
+    const state: ConnectionState = {
+      id: key,
+      scope: null,
+      peer: `${peer} via ${from}`,
+      inflight: new InflightTable(),
+      closed: close.signal,
+      notify: (method, params) => {
+        this.#registry.send(from, { type: "notify", conn, method, params }, SEND_TIMEOUT_MS).catch(() => {});
+        return true;
+      },
+    };
+    this.#proxies.set(key, (proxy = { state, from, close, subscriptions: 0 }));
+    return proxy;
+  }
+
+  #count(proxy: Proxy, method: string, response: string): void {
+    if ((JSON.parse(response) as { error?: unknown }).error !== undefined) return;
+    proxy.subscriptions = Math.max(0, proxy.subscriptions + (method === "console.subscribe" ? 1 : -1));
+  }
+
+  // A connection with no call running and no subscription here holds nothing: forget it until its next call.
+  #dropIfIdle(proxy: Proxy): void {
+    if (proxy.state.inflight.size > 0 || proxy.subscriptions > 0) return;
+    if (this.#proxies.get(proxy.state.id) === proxy) this.#proxies.delete(proxy.state.id);
+  }
+
+  #close(proxy: Proxy, why: string): void {
+    this.#proxies.delete(proxy.state.id);
+    proxy.state.inflight.cancelAll(new HubError("CANCELLED", why));
+    proxy.close.abort();
+  }
+}
+
+function proxyKey(from: string, conn: string): string {
+  return `${from}/${conn}`;
+}

@@ -1,0 +1,290 @@
+import type { Budget } from "../budget.js";
+import { HubError, type WireError } from "../errors.js";
+import type { ConnectionState } from "../rpc/method.js";
+import type { AnswerMessage, CallMessage, NotifyMessage } from "./messages.js";
+import type { ClusterRegistry } from "./registry.js";
+
+/** Whether a target names a tab or an agent: it decides the error a caller gets when the owner is gone. */
+export type TargetKind = "tab" | "agent";
+
+/** One forwarded call of this instance waiting for its answer. */
+interface Pending {
+  /** The instance the call went to; null until it was sent. */
+  owner: string | null;
+  /** The caller's connection id. */
+  conn: string;
+  kind: TargetKind;
+  target: string;
+  resolve(response: string): void;
+  reject(error: Error): void;
+  dispose(): void;
+}
+
+/** A connection of this instance with calls or console subscriptions on other instances. */
+interface Caller {
+  connection: ConnectionState;
+  pending: number;
+  /** subscriptionId -> where it lives. */
+  subscriptions: Map<string, { owner: string; target: string }>;
+  /** console.message notifications lost per subscription because the connection reads too slowly. */
+  dropped: Map<string, number>;
+  owners: Set<string>;
+  /** It subscribed on another instance: kept until it closes, so that instance hears of the close. */
+  subscribed: boolean;
+  onClose: () => void;
+}
+
+// A forwarded call that ran out of time waits this long for the owner's own TIMEOUT (it says whether the page was terminated).
+const LATE_ANSWER_MS = 150;
+// Sending a message is one Redis round trip; past this, Redis is in trouble and the caller is told so.
+const SEND_TIMEOUT_MS = 2_000;
+
+/**
+ * The caller's side of forwarding: sends a call to the instance that owns its target over Redis with a hub-made
+ * id and the caller's remaining budget, waits for the answer within that budget, cancels it on the owner when the
+ * caller cancels or disconnects, and hands the owner's notifications to the caller's connection.
+ */
+export class Forwarder {
+  #registry: ClusterRegistry;
+  #me: string;
+  #next = 0;
+  #pending = new Map<string, Pending>();
+  #callers = new Map<string, Caller>();
+
+  constructor(registry: ClusterRegistry) {
+    this.#registry = registry;
+    this.#me = registry.instanceId;
+  }
+
+  /**
+   * Runs a call on the instance that owns `params.target` (or on `owner`, for a subscription's unsubscribe) and
+   * returns its result; null when no other instance owns the target, so the caller runs it here.
+   */
+  async forward(method: string, params: Record<string, unknown>, call: { connection: ConnectionState; budget: Budget }, options: { kind: TargetKind; owner?: string }): Promise<object | null> {
+    const { connection, budget } = call;
+    const target = typeof params.target === "string" ? params.target : "";
+    const id = `${this.#me}-${++this.#next}`;
+    const message: CallMessage = {
+      type: "call",
+      id,
+      from: this.#me,
+      conn: connection.id,
+      scope: connection.scope ? [...connection.scope] : null,
+      peer: connection.peer,
+      method,
+      params: "target" in params ? { ...params, timeoutMs: Math.max(1, budget.remainingMs()) } : params,
+    };
+    const caller = this.#enter(connection);
+    try {
+      if (method === "console.unsubscribe") this.#forgetSubscription(caller, params.subscriptionId);
+      const answer = this.#awaitAnswer(id, { conn: connection.id, kind: options.kind, target }, budget);
+      answer.catch(() => {});
+      let owner: string | null;
+      try {
+        owner = await this.#send(message, options.owner, options.kind, target, budget);
+      } finally {
+        // Not sent (an error, or no other owner): nothing will answer.
+        if (this.#pending.get(id)?.owner === null) this.#settle(id, () => {});
+      }
+      if (owner === null) return null;
+      caller.owners.add(owner);
+      if (budget.isOver && !budget.isTimedOut) this.#cancelOn(owner, id, connection.id);
+      const result = parseAnswer(await answer, budget);
+      if (method === "console.subscribe") this.#noteSubscription(caller, result, owner, target);
+      return result;
+    } finally {
+      caller.pending--;
+      this.#leaveIfIdle(caller);
+    }
+  }
+
+  /** Whether a console subscription of this connection lives on another instance. */
+  hasSubscription(connection: ConnectionState, subscriptionId: string): string | null {
+    return this.#callers.get(connection.id)?.subscriptions.get(subscriptionId)?.owner ?? null;
+  }
+
+  /** Whether this connection has a console subscription on that target on another instance. */
+  watchesTarget(connection: ConnectionState, target: string): boolean {
+    for (const subscription of this.#callers.get(connection.id)?.subscriptions.values() ?? []) if (subscription.target === target) return true;
+    return false;
+  }
+
+  /** Forgets the console subscriptions on a tab that closed (the owner ended them). */
+  forgetTarget(target: string): void {
+    for (const caller of [...this.#callers.values()]) {
+      for (const [id, subscription] of caller.subscriptions) if (subscription.target === target) caller.subscriptions.delete(id);
+      this.#leaveIfIdle(caller);
+    }
+  }
+
+  /** Takes an owner's answer. */
+  onAnswer(message: AnswerMessage): void {
+    const pending = this.#pending.get(message.id);
+    if (pending) this.#settle(message.id, () => pending.resolve(message.response));
+  }
+
+  /** Hands an owner's notification to the connection it is for; console messages a slow reader loses are counted. */
+  onNotify(message: NotifyMessage): void {
+    const caller = this.#callers.get(message.conn);
+    if (!caller) return;
+    const subscriptionId = typeof message.params.subscriptionId === "string" ? message.params.subscriptionId : null;
+    if (message.method !== "console.message" || subscriptionId === null) return void caller.connection.notify(message.method, message.params);
+    const lost = caller.dropped.get(subscriptionId) ?? 0;
+    if (lost > 0) {
+      if (!caller.connection.notify("console.dropped", { subscriptionId, target: message.params.target, count: lost })) return void caller.dropped.set(subscriptionId, lost + 1);
+      caller.dropped.delete(subscriptionId);
+    }
+    if (!caller.connection.notify(message.method, message.params)) caller.dropped.set(subscriptionId, 1);
+  }
+
+  /** The instances this one waits on or holds subscriptions on. */
+  owners(): string[] {
+    const owners = new Set<string>();
+    for (const pending of this.#pending.values()) if (pending.owner) owners.add(pending.owner);
+    for (const caller of this.#callers.values()) for (const owner of caller.owners) owners.add(owner);
+    return [...owners];
+  }
+
+  /** An owner stopped listening (it died): its calls fail now, and its tabs' subscribers get tab.closed (detached). */
+  ownerGone(owner: string): void {
+    this.#failWhere((pending) => pending.owner === owner, `its hub instance ${owner} is gone`);
+    for (const caller of [...this.#callers.values()]) {
+      caller.owners.delete(owner);
+      const lost = new Set<string>();
+      for (const [id, subscription] of caller.subscriptions) {
+        if (subscription.owner !== owner) continue;
+        caller.subscriptions.delete(id);
+        lost.add(subscription.target);
+      }
+      for (const target of lost) caller.connection.notify("tab.closed", { target, reason: "detached" });
+      this.#leaveIfIdle(caller);
+    }
+  }
+
+  /** The link to Redis dropped: no answer sent meanwhile can arrive, so every sent call fails now. */
+  linkDown(): void {
+    this.#failWhere((pending) => pending.owner !== null, "the connection to Redis dropped");
+  }
+
+  /** Fails every call (this instance is stopping). */
+  failAll(): void {
+    this.#failWhere(() => true, "this hub instance is shutting down");
+  }
+
+  async #send(message: CallMessage, owner: string | undefined, kind: TargetKind, target: string, budget: Budget): Promise<string | null> {
+    const text = JSON.stringify(message);
+    const timeoutMs = Math.min(SEND_TIMEOUT_MS, Math.max(1, budget.remainingMs()));
+    if (budget.isOver) throw budget.signal.reason as Error;
+    // Not raced with the budget: once sent, the call must be known to be cancelled on its owner.
+    let sent: { owner: string | null; receivers: number };
+    try {
+      sent = owner === undefined
+        ? await this.#registry.sendToOwner(target, text, timeoutMs)
+        : { owner, receivers: (await this.#registry.send(owner, message, timeoutMs)) ? 1 : 0 };
+    } catch (error) {
+      if (budget.isOver) throw budget.signal.reason as Error;
+      throw unavailable(kind, target, `the cluster registry (Redis) did not answer: ${(error as Error).message}`);
+    }
+    if (sent.owner === null || sent.owner === this.#me) return null;
+    if (sent.receivers === 0) throw unavailable(kind, target, `its hub instance ${sent.owner} is gone`);
+    const pending = this.#pending.get(message.id);
+    if (pending) pending.owner = sent.owner;
+    return sent.owner;
+  }
+
+  #awaitAnswer(id: string, about: { conn: string; kind: TargetKind; target: string }, budget: Budget): Promise<string> {
+    return new Promise<string>((resolve, reject) => {
+      let late: NodeJS.Timeout | undefined;
+      const onAbort = (): void => {
+        const pending = this.#pending.get(id);
+        if (!pending) return;
+        const fail = (): void => this.#settle(id, () => reject(budget.signal.reason as Error));
+        // The owner ran out of the same budget and answers TIMEOUT itself; a cancel is passed on at once.
+        if (budget.isTimedOut) late = setTimeout(fail, LATE_ANSWER_MS);
+        else {
+          if (pending.owner) this.#cancelOn(pending.owner, id, pending.conn);
+          fail();
+        }
+      };
+      budget.signal.addEventListener("abort", onAbort, { once: true });
+      const dispose = (): void => {
+        clearTimeout(late);
+        budget.signal.removeEventListener("abort", onAbort);
+      };
+      this.#pending.set(id, { owner: null, ...about, resolve, reject, dispose });
+      if (budget.signal.aborted) onAbort();
+    });
+  }
+
+  #cancelOn(owner: string, id: string, conn: string): void {
+    this.#registry.send(owner, { type: "cancel", id, from: this.#me, conn }, SEND_TIMEOUT_MS).catch(() => {});
+  }
+
+  #settle(id: string, finish: () => void): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    pending.dispose();
+    finish();
+  }
+
+  #failWhere(match: (pending: Pending) => boolean, why: string): void {
+    for (const [id, pending] of [...this.#pending]) {
+      if (match(pending)) this.#settle(id, () => pending.reject(unavailable(pending.kind, pending.target, why)));
+    }
+  }
+
+  #enter(connection: ConnectionState): Caller {
+    let caller = this.#callers.get(connection.id);
+    if (!caller) {
+      const onClose = (): void => this.#closed(connection.id);
+      caller = { connection, pending: 0, subscriptions: new Map(), dropped: new Map(), owners: new Set(), subscribed: false, onClose };
+      this.#callers.set(connection.id, caller);
+      connection.closed.addEventListener("abort", onClose, { once: true });
+    }
+    caller.pending++;
+    return caller;
+  }
+
+  // A connection with nothing left elsewhere is forgotten; a later call registers it again.
+  #leaveIfIdle(caller: Caller): void {
+    if (caller.pending > 0 || caller.subscriptions.size > 0 || (caller.subscribed && caller.owners.size > 0)) return;
+    this.#callers.delete(caller.connection.id);
+    caller.connection.closed.removeEventListener("abort", caller.onClose);
+  }
+
+  #closed(conn: string): void {
+    const caller = this.#callers.get(conn);
+    if (!caller) return;
+    this.#callers.delete(conn);
+    for (const owner of caller.owners) this.#registry.send(owner, { type: "closed", from: this.#me, conn }, SEND_TIMEOUT_MS).catch(() => {});
+  }
+
+  #noteSubscription(caller: Caller, result: object, owner: string, target: string): void {
+    const subscriptionId = (result as { subscriptionId?: unknown }).subscriptionId;
+    if (typeof subscriptionId !== "string") return;
+    caller.subscriptions.set(subscriptionId, { owner, target });
+    caller.subscribed = true;
+  }
+
+  #forgetSubscription(caller: Caller, subscriptionId: unknown): void {
+    if (typeof subscriptionId !== "string") return;
+    caller.subscriptions.delete(subscriptionId);
+    caller.dropped.delete(subscriptionId);
+  }
+}
+
+/** The error a call gets when the instance that owns its target cannot be reached. */
+export function unavailable(kind: TargetKind, target: string, why: string): HubError {
+  if (kind === "agent") return new HubError("AGENT_UNAVAILABLE", `the agent on ${target} cannot be reached: ${why}; retry once it has reconnected`);
+  return new HubError("TARGET_NOT_FOUND", `no tab ${target} can be reached: ${why}; list tabs with tabs.list`);
+}
+
+function parseAnswer(response: string, budget: Budget): object {
+  const answer = JSON.parse(response) as { result?: object; error?: WireError };
+  if (!answer.error) return answer.result ?? {};
+  const error = HubError.fromWire(answer.error);
+  // The owner ran with what was left of the budget; the caller asked for the whole of it.
+  if (error.errorName !== "TIMEOUT") throw error;
+  throw new HubError("TIMEOUT", `timed out after ${budget.timeoutMs} ms`, { ...(error.data as object), timeoutMs: budget.timeoutMs });
+}

@@ -1,0 +1,97 @@
+/** Every Redis key and channel of the cluster starts with this. */
+export const PREFIX = "tabwire:";
+
+/** The names the cluster uses in Redis. */
+export const keys = {
+  /** Sorted set: instance id -> the time (Redis clock, ms) its records expire. */
+  instances: `${PREFIX}instances`,
+  /** String with a TTL: what the instance says of itself (JSON). */
+  instance: (id: string): string => `${PREFIX}instance:${id}`,
+  /** Hash with a TTL: the instance's tabs and agents as the lists show them (`tab:<target>` / `agent:<target>` -> JSON). */
+  targets: (id: string): string => `${PREFIX}targets:${id}`,
+  /** String with a TTL: `<instance>|<epoch>`, the owner of one `clientId:tabId`. */
+  owner: (target: string): string => `${PREFIX}owner:${target}`,
+  /** Channel of one instance: calls, answers, notifications and evictions sent to it. */
+  inbox: (id: string): string => `${PREFIX}to:${id}`,
+  /** Channel every instance listens to: tab and agent events. */
+  events: `${PREFIX}events`,
+} as const;
+
+/** A request forwarded to the instance that owns its target. */
+export interface CallMessage {
+  type: "call";
+  /** Hub-made: `<caller instance>-<n>`, unique in the cluster. */
+  id: string;
+  from: string;
+  /** The caller's connection id on its own instance. */
+  conn: string;
+  scope: string[] | null;
+  peer: string;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** The caller gave up on a forwarded request (cancel, or its connection closed). */
+export interface CancelMessage {
+  type: "cancel";
+  id: string;
+  from: string;
+  conn: string;
+}
+
+/** The owner's answer to a forwarded request: the JSON-RPC response as the owner's router wrote it. */
+export interface AnswerMessage {
+  type: "answer";
+  id: string;
+  response: string;
+}
+
+/** A notification for a caller's connection (console.message, agent.status, tab.closed...). */
+export interface NotifyMessage {
+  type: "notify";
+  conn: string;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** A caller's connection closed: what it holds on the owner (subscriptions, calls) goes too. */
+export interface ClosedMessage {
+  type: "closed";
+  from: string;
+  conn: string;
+}
+
+/** A newer claim took one of the instance's targets (an agent reconnected elsewhere). */
+export interface EvictMessage {
+  type: "evict";
+  target: string;
+  epoch: string;
+}
+
+/** A tab or agent event of one instance, for the events.subscribe watchers of the others. */
+export interface EventMessage {
+  type: "event";
+  from: string;
+  topic: "tabs" | "agents";
+  clientId: string;
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** Anything sent between instances. */
+export type ClusterMessage = CallMessage | CancelMessage | AnswerMessage | NotifyMessage | ClosedMessage | EvictMessage | EventMessage;
+
+const TYPES = new Set(["call", "cancel", "answer", "notify", "closed", "evict", "event"]);
+
+/** Parses a message from Redis; null for anything that is not one of ours. */
+export function parseMessage(text: string): ClusterMessage | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const type = (value as { type?: unknown }).type;
+  return typeof type === "string" && TYPES.has(type) ? (value as ClusterMessage) : null;
+}

@@ -1,0 +1,120 @@
+import { keys } from "./messages.js";
+import type { RedisLink } from "./redis-link.js";
+import { LEAVE_SCRIPT, READ_OTHERS_SCRIPT, SEND_TO_OWNER_SCRIPT, SYNC_SCRIPT } from "./scripts.js";
+
+/** What an instance holds now: the targets it owns and its listing (field -> JSON). */
+export interface LocalTargets {
+  owned: ReadonlySet<string>;
+  listing: ReadonlyMap<string, string>;
+}
+
+/** What a refresh found out: targets a newer owner took, and instances a new claim took a target from. */
+export interface SyncOutcome {
+  fenced: string[];
+  evicted: { instance: string; target: string; epoch: string }[];
+}
+
+/** Another instance's listing as read from Redis. */
+export interface OtherInstance {
+  id: string;
+  /** Milliseconds until its records expire unless it refreshes them. */
+  expiresInMs: number;
+  listing: Map<string, string>;
+}
+
+/**
+ * The cluster registry in Redis: which instance owns each `clientId:tabId` (with a TTL that instance refreshes
+ * and an epoch that fences a stale owner off), each instance's listing, and the set of live instances.
+ */
+export class ClusterRegistry {
+  readonly instanceId: string;
+  #link: RedisLink;
+  #ttlMs: number;
+  // The epoch of each target this instance owns, as Redis granted it.
+  #epochs = new Map<string, string>();
+
+  constructor(link: RedisLink, options: { instanceId: string; ttlMs: number }) {
+    this.#link = link;
+    this.instanceId = options.instanceId;
+    this.#ttlMs = options.ttlMs;
+  }
+
+  /** The epoch under which this instance owns a target, if it does. */
+  epochOf(target: string): string | undefined {
+    return this.#epochs.get(target);
+  }
+
+  /** Forgets a target a newer owner took. */
+  forget(target: string): void {
+    this.#epochs.delete(target);
+  }
+
+  /** Claims and refreshes what the instance holds, releases what it no longer does, and rewrites its listing. */
+  async sync(local: LocalTargets, info: object, timeoutMs: number): Promise<SyncOutcome> {
+    const me = this.instanceId;
+    const claims = [...local.owned];
+    const releases = [...this.#epochs.keys()].filter((target) => !local.owned.has(target));
+    const epochs = claims.map((target) => this.#epochs.get(target) ?? "0");
+    const scriptKeys = [keys.instance(me), keys.targets(me), keys.instances, ...claims.map(keys.owner), ...releases.map(keys.owner)];
+    const args = [me, String(this.#ttlMs), JSON.stringify(info), String(claims.length), String(releases.length), ...epochs, ...[...local.listing].flat()];
+    const results = (await this.#link.script(SYNC_SCRIPT, scriptKeys, args, timeoutMs)) as [string, string][];
+    for (const target of releases) this.#epochs.delete(target);
+    const outcome: SyncOutcome = { fenced: [], evicted: [] };
+    claims.forEach((target, index) => {
+      const [epoch = "0", other = ""] = results[index] ?? [];
+      if (epoch === "0") {
+        this.#epochs.delete(target);
+        outcome.fenced.push(target);
+        return;
+      }
+      this.#epochs.set(target, epoch);
+      if (other !== "") outcome.evicted.push({ instance: other, target, epoch });
+    });
+    return outcome;
+  }
+
+  /** Sends a call to the target's owner in one round trip; owner null when no instance holds the target. */
+  async sendToOwner(target: string, message: string, timeoutMs: number): Promise<{ owner: string | null; receivers: number }> {
+    const reply = (await this.#link.script(SEND_TO_OWNER_SCRIPT, [keys.owner(target)], [this.instanceId, keys.inbox(""), message], timeoutMs)) as [string, number];
+    return { owner: reply[0] === "" ? null : reply[0], receivers: Number(reply[1]) };
+  }
+
+  /** Sends a message to one instance; resolves with whether it is listening. */
+  async send(instance: string, message: object, timeoutMs: number): Promise<boolean> {
+    return (await this.#link.publish(keys.inbox(instance), JSON.stringify(message), timeoutMs)) > 0;
+  }
+
+  /** Tells every instance about a tab or agent event. */
+  async broadcast(message: object, timeoutMs: number): Promise<void> {
+    await this.#link.publish(keys.events, JSON.stringify(message), timeoutMs);
+  }
+
+  /** The other live instances with their listings. */
+  async readOthers(timeoutMs: number): Promise<OtherInstance[]> {
+    const reply = (await this.#link.script(READ_OTHERS_SCRIPT, [keys.instances], [this.instanceId, keys.targets("")], timeoutMs)) as [string, number, string[]][];
+    return reply.map(([id, left, flat]) => {
+      const listing = new Map<string, string>();
+      for (let i = 0; i + 1 < flat.length; i += 2) listing.set(flat[i] as string, flat[i + 1] as string);
+      return { id, expiresInMs: Number(left), listing };
+    });
+  }
+
+  /** Of these instances, the ones still listening on their channel (a dead process's connection is gone at once). */
+  async listening(instances: string[], timeoutMs: number): Promise<Set<string>> {
+    if (instances.length === 0) return new Set();
+    const reply = (await this.#link.command(["PUBSUB", "NUMSUB", ...instances.map(keys.inbox)], timeoutMs)) as (string | number)[];
+    const alive = new Set<string>();
+    instances.forEach((instance, index) => {
+      if (Number(reply[index * 2 + 1]) > 0) alive.add(instance);
+    });
+    return alive;
+  }
+
+  /** Releases everything this instance owns and removes its records (a graceful stop). */
+  async leave(timeoutMs: number): Promise<void> {
+    const me = this.instanceId;
+    const owned = [...this.#epochs.keys()].map(keys.owner);
+    this.#epochs.clear();
+    await this.#link.script(LEAVE_SCRIPT, [keys.instance(me), keys.targets(me), keys.instances, ...owned], [me], timeoutMs);
+  }
+}

@@ -1,0 +1,318 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import { TestAgent } from "../fixtures/wire-agent.js";
+import { collect } from "../support/collect.js";
+import { startRedisServer, type RedisServer } from "../support/redis-server.js";
+import { rpcFailure, TestRpcClient } from "../support/rpc-client.js";
+import { requireChromium } from "../support/test-hub.js";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const TTL_MS = 2_500;
+const FULL_TOKEN = "cluster-full-token";
+const TEAM_TOKEN = "cluster-team-token";
+const START_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+/** One `tabwire serve` process of the cluster, with its own embedded Chromium in its own process group. */
+interface ClusterHub {
+  id: string;
+  url: string;
+  child: ChildProcess;
+  tmp: string;
+}
+
+async function startClusterHub(id: string, redisUrl: string): Promise<ClusterHub> {
+  // Its own TMPDIR holds Chromium's profile, so even a killed instance leaves nothing behind once the test removes it.
+  const tmp = mkdtempSync(path.join(os.tmpdir(), `tabwire-cluster-${id}-`));
+  const env = {
+    ...process.env,
+    PORT: "0",
+    REDIS_URL: redisUrl,
+    INSTANCE_ID: id,
+    CLUSTER_TTL_MS: String(TTL_MS),
+    HUB_TOKEN: "",
+    HUB_TOKENS: `${FULL_TOKEN},${TEAM_TOKEN}:team`,
+    AUTH_KEY: "",
+    CDP_URL: "",
+    LOG_LEVEL: "warn",
+    LOG_DIR: path.join(tmp, "logs"),
+    TMPDIR: tmp,
+  };
+  const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stderr?.on("data", (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4_000)));
+  const url = await new Promise<string>((resolve, reject) => {
+    let seen = "";
+    const timer = setTimeout(() => reject(new Error(`hub ${id} did not start within ${START_TIMEOUT_MS} ms: ${log}`)), START_TIMEOUT_MS);
+    child.once("exit", (code) => reject(new Error(`hub ${id} exited with ${code}: ${log}`)));
+    child.stdout?.on("data", (chunk: Buffer) => {
+      seen += chunk.toString();
+      const match = /listening on (ws:\/\/\S+)\/rpc/.exec(seen);
+      if (!match?.[1]) return;
+      clearTimeout(timer);
+      resolve(match[1]);
+    });
+  });
+  return { id, url, child, tmp };
+}
+
+/** SIGKILL to the hub and its Chromium at once: the instance dies with no goodbye. */
+async function killHub(hub: ClusterHub): Promise<void> {
+  const exited = new Promise((resolve) => hub.child.once("exit", resolve));
+  if (hub.child.exitCode === null && hub.child.signalCode === null) killGroup(hub, "SIGKILL");
+  await exited;
+}
+
+/** SIGTERM (a graceful stop that closes its Chromium), then whatever is left of its process group is killed. */
+async function stopHub(hub: ClusterHub): Promise<void> {
+  if (hub.child.exitCode === null && hub.child.signalCode === null) {
+    const exited = new Promise((resolve) => hub.child.once("exit", resolve));
+    hub.child.kill("SIGTERM");
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, STOP_TIMEOUT_MS)))]);
+    clearTimeout(timer);
+  }
+  killGroup(hub, "SIGKILL");
+  rmSync(hub.tmp, { recursive: true, force: true });
+}
+
+function killGroup(hub: ClusterHub, signal: NodeJS.Signals): void {
+  try {
+    if (hub.child.pid !== undefined) process.kill(-hub.child.pid, signal);
+  } catch {
+    // The group is gone already.
+  }
+}
+
+/** Retries `attempt` until it returns true, at most until the deadline (for states with no event to wait on). */
+async function eventually(attempt: () => Promise<boolean>, deadlineMs: number, what: string): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < deadlineMs) {
+    if (await attempt().catch(() => false)) return Date.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`${what} did not happen within ${deadlineMs} ms`);
+}
+
+/** Times a call that must fail, and returns its error and how long it took. */
+async function timedFailure(call: Promise<unknown>): Promise<{ code: number; ms: number }> {
+  const started = Date.now();
+  const error = await rpcFailure(call);
+  return { code: error.code, ms: Date.now() - started };
+}
+
+const TARGET_NOT_FOUND = -32002;
+const AGENT_UNAVAILABLE = -32008;
+const TIMEOUT = -32001;
+
+type Tabs = { tabs: { target: string }[] };
+type Clients = { clients: { clientId: string; agent: { state: string } | null; tabs: string[] }[] };
+
+describe("cluster over Redis: three hub processes, each with its own Chromium", function () {
+  this.timeout(30_000);
+  let redis: RedisServer | undefined;
+  const hubs: ClusterHub[] = [];
+  const clients: TestRpcClient[] = [];
+  const agents: TestAgent[] = [];
+  let one: TestRpcClient;
+  let two: TestRpcClient;
+  let three: TestRpcClient;
+  let tabOfThree = "";
+  let tabOfTwo = "";
+  let worker: TestAgent | undefined;
+
+  const hub = (n: 1 | 2 | 3): ClusterHub => hubs[n - 1] as ClusterHub;
+  const client = async (n: 1 | 2 | 3, token = FULL_TOKEN): Promise<TestRpcClient> => {
+    const connected = await TestRpcClient.connect(hub(n).url, { token });
+    clients.push(connected);
+    return connected;
+  };
+  const agent = async (n: 1 | 2 | 3, clientId: string, answer: string): Promise<TestAgent> => {
+    const connected = await TestAgent.connect({ url: `${hub(n).url}/agent`, clientId });
+    agents.push(connected);
+    connected.onRequest("evaluate", (params) => {
+      const { requestId, input } = params as { requestId: string; input: string };
+      connected.status({ requestId, status: "running", progress: 0.5, message: "half way" });
+      return { status: "success", output: `${answer}: ${input}`, executionTime: 1, toolCalls: [], metadata: {} };
+    });
+    expect((await connected.registration()).status).to.equal("accepted");
+    connected.ready();
+    return connected;
+  };
+
+  before(async function () {
+    this.timeout(START_TIMEOUT_MS + 30_000);
+    requireChromium();
+    redis = await startRedisServer();
+    const started = await Promise.allSettled(["one", "two", "three"].map((id) => startClusterHub(id, (redis as RedisServer).url)));
+    for (const result of started) if (result.status === "fulfilled") hubs.push(result.value);
+    const failed = started.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
+    [one, two, three] = await Promise.all([client(1), client(2), client(3)]);
+    tabOfThree = (await three.call<{ target: string }>("tabs.open", { url: "data:text/html,<title>three</title>" })).target;
+    tabOfTwo = (await two.call<{ target: string }>("tabs.open", { url: "data:text/html,<title>two</title>" })).target;
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    await Promise.all([...clients.map((c) => c.close()), ...agents.map((a) => a.close().catch(() => undefined))]);
+    await Promise.all(hubs.map(stopHub));
+    await redis?.stop();
+  });
+
+  it("lists every instance's tabs and clients from any instance: tabs.list, clients.list and GET /clients", async () => {
+    const { tabs } = await one.call<Tabs>("tabs.list");
+    expect(tabs.map((tab) => tab.target)).to.include.members([tabOfThree, tabOfTwo]);
+    const listed = await one.call<Clients>("clients.list");
+    expect(listed.clients.flatMap((entry) => entry.tabs)).to.include.members([tabOfThree, tabOfTwo]);
+    const response = await fetch(`${hub(1).url.replace("ws:", "http:")}/clients`, { headers: { authorization: `Bearer ${FULL_TOKEN}` } });
+    const summaries = (await response.json()) as { tabs: { compositeClientId: string }[] }[];
+    expect(summaries.flatMap((summary) => summary.tabs.map((tab) => tab.compositeClientId))).to.include.members([tabOfThree, tabOfTwo]);
+  });
+
+  it("evaluates from instance 1 in a tab of instance 3: values, arguments and the page's exceptions come back", async () => {
+    await three.call("evaluate", { target: tabOfThree, expression: "window.mark = 'set on three'" });
+    expect(await one.call("evaluate", { target: tabOfThree, expression: "window.mark" })).to.deep.equal({ type: "string", value: "set on three" });
+    expect(await one.call("evaluate", { target: tabOfThree, expression: "(a, b) => a + b", args: [2, 3] })).to.deep.include({ value: 5 });
+    const thrown = await rpcFailure(one.call("evaluate", { target: tabOfThree, expression: "null.x" }));
+    expect(thrown.code).to.equal(-32000);
+    expect((thrown.data as { name: string }).name).to.equal("TypeError");
+  });
+
+  it("answers a forwarded call past its budget with TIMEOUT within timeoutMs + 250 ms, as a local one", async () => {
+    const started = Date.now();
+    const late = await rpcFailure(one.call("evaluate", { target: tabOfThree, expression: "new Promise(() => {})", timeoutMs: 600 }));
+    expect(Date.now() - started).to.be.below(850);
+    expect(late.code).to.equal(TIMEOUT);
+    expect((late.data as { timeoutMs: number }).timeoutMs).to.equal(600);
+  });
+
+  it("streams instance 3's console to a subscriber on instance 1, in order, until it unsubscribes", async () => {
+    const { subscriptionId } = await one.call<{ subscriptionId: string }>("console.subscribe", { target: tabOfThree });
+    const messages = collect<{ subscriptionId: string; target: string; level: string; text: string }>(one, "console.message", (all) => all.length >= 3, 10_000);
+    await three.call("evaluate", { target: tabOfThree, expression: "console.log('first'); console.warn('second'); console.error('third')" });
+    const received = await messages;
+    expect(received.map((m) => [m.level, m.text])).to.deep.equal([["log", "first"], ["warn", "second"], ["error", "third"]]);
+    expect(received.every((m) => m.subscriptionId === subscriptionId && m.target === tabOfThree)).to.equal(true);
+    expect(await one.call("console.unsubscribe", { subscriptionId })).to.deep.equal({ unsubscribed: true });
+    const again = await rpcFailure(one.call("console.unsubscribe", { subscriptionId }));
+    expect(again.code).to.equal(-32602);
+  });
+
+  it("tells instance 1 of instance 2's tabs opening and closing: a watcher and console subscriber gets tab.closed once", async () => {
+    await one.call("events.subscribe", { topics: ["tabs"] });
+    const opened = collect<{ target: string; clientId: string }>(one, "tab.opened", (all) => all.some((event) => event.clientId === "closing"), 10_000);
+    const { target } = await two.call<{ target: string }>("tabs.open", { clientId: "closing", url: "about:blank" });
+    expect((await opened).find((event) => event.clientId === "closing")?.target).to.equal(target);
+    await one.call("evaluate", { target, expression: "1" });
+    await one.call("console.subscribe", { target });
+    const closed = collect<{ target: string; reason: string }>(one, "tab.closed", (all) => all.some((event) => event.target === target), 10_000);
+    await two.call("tabs.close", { target });
+    expect((await closed).find((event) => event.target === target)?.reason).to.equal("closed");
+    // Instance 2 sends everything in order: once a later tab.opened is here, any second tab.closed would be too.
+    const later = collect<{ clientId: string }>(one, "tab.opened", (all) => all.some((event) => event.clientId === "later"), 10_000);
+    await two.call("tabs.open", { clientId: "later", url: "about:blank" });
+    await later;
+    expect((await closed).filter((event) => event.target === target)).to.have.length(1);
+  });
+
+  it("runs an agent task from instance 1 on an agent connected to instance 2, with its status notifications", async () => {
+    await one.call("events.subscribe", { topics: ["agents"] });
+    const ready = collect<{ target: string }>(one, "agent.ready", (all) => all.some((event) => event.target === "worker:default"), 10_000);
+    worker = await agent(2, "worker", "on two");
+    await ready;
+    const statuses = collect<{ target: string; message: string }>(one, "agent.status", (all) => all.length >= 1, 10_000);
+    const result = await one.call<{ output: string }>("agent.run", { target: "worker:default", input: "hello" });
+    expect(result.output).to.equal("on two: hello");
+    expect((await statuses)[0]).to.include({ target: "worker:default", message: "half way" });
+  });
+
+  it("cancels a forwarded call on the instance that runs it: the spinning page is terminated and answers again", async () => {
+    const spinning = one.call("evaluate", { target: tabOfThree, expression: "while (true) {}", timeoutMs: 25_000 }, "spin");
+    const cancelled = await one.call<{ cancelled: boolean }>("cancel", { id: "spin" });
+    expect(cancelled.cancelled).to.equal(true);
+    expect((await rpcFailure(spinning)).code).to.equal(-32010);
+    // Had the cancel not reached instance 3, the page would spin for 25 s and this would time out.
+    expect(await one.call("evaluate", { target: tabOfThree, expression: "1 + 1", timeoutMs: 8_000 })).to.deep.include({ value: 2 });
+  });
+
+  it("holds the same scoping on every instance: a scoped token reaches only its client's tabs elsewhere", async () => {
+    const teamTab = (await three.call<{ target: string }>("tabs.open", { clientId: "team", url: "about:blank" })).target;
+    const team = await client(1, TEAM_TOKEN);
+    const { tabs } = await team.call<Tabs>("tabs.list");
+    expect(tabs.map((tab) => tab.target)).to.deep.equal([teamTab]);
+    expect(await team.call("evaluate", { target: teamTab, expression: "'team'" })).to.deep.include({ value: "team" });
+    for (const [method, params] of [["evaluate", { target: tabOfThree, expression: "1" }], ["console.subscribe", { target: tabOfThree }]] as const) {
+      expect((await rpcFailure(team.call(method, params))).code, method).to.equal(TARGET_NOT_FOUND);
+    }
+  });
+
+  it("forgets a killed instance's targets within the TTL; its calls fail fast and nothing hangs", async () => {
+    const ready = collect<{ target: string }>(one, "agent.ready", (all) => all.some((event) => event.target === "scout:default"), 10_000);
+    await agent(3, "scout", "on three");
+    await ready;
+    let killedAt = Number.POSITIVE_INFINITY;
+    const hanging = rpcFailure(one.call("evaluate", { target: tabOfThree, expression: "new Promise(() => {})", timeoutMs: 25_000 })).then((error) => ({ code: error.code, msAfterKill: Date.now() - killedAt }));
+    // The forwarded call is running on instance 3 once instance 3 answers a later call of the same connection.
+    await one.call("console.subscribe", { target: tabOfThree });
+    const detached = collect<{ target: string; reason: string }>(one, "tab.closed", (all) => all.some((event) => event.target === tabOfThree), 10_000);
+    killedAt = Date.now();
+    await killHub(hub(3));
+    const inFlight = await hanging;
+    // Instances check every third of the TTL that the ones they wait on still listen: far sooner than its 25 s budget.
+    expect(inFlight.code).to.equal(TARGET_NOT_FOUND);
+    expect(inFlight.msAfterKill).to.be.below(TTL_MS);
+    expect((await detached).find((event) => event.target === tabOfThree)?.reason).to.equal("detached");
+    const tab = await timedFailure(one.call("evaluate", { target: tabOfThree, expression: "1", timeoutMs: 10_000 }));
+    expect(tab.code).to.equal(TARGET_NOT_FOUND);
+    expect(tab.ms).to.be.below(1_000);
+    const task = await timedFailure(one.call("agent.run", { target: "scout:default", input: "x", timeoutMs: 10_000 }));
+    expect([AGENT_UNAVAILABLE, TARGET_NOT_FOUND]).to.include(task.code);
+    expect(task.ms).to.be.below(1_000);
+    await eventually(async () => {
+      const [{ tabs }, { clients: listed }] = await Promise.all([one.call<Tabs>("tabs.list"), one.call<Clients>("clients.list")]);
+      return !tabs.some((t) => t.target === tabOfThree) && !listed.some((entry) => entry.clientId === "scout");
+    }, TTL_MS + 2_000, "instance 3's tab and agent leaving the lists");
+    expect(Date.now() - killedAt).to.be.below(TTL_MS + 2_000);
+    const response = await fetch(`${hub(1).url.replace("ws:", "http:")}/clients`, { headers: { authorization: `Bearer ${FULL_TOKEN}` } });
+    expect(JSON.stringify(await response.json())).not.to.include(tabOfThree);
+  });
+
+  it("reaches the killed instance's agent again at once when it reconnects to another instance", async () => {
+    const ready = collect<{ target: string }>(one, "agent.ready", (all) => all.some((event) => event.target === "scout:default"), 10_000);
+    await agent(2, "scout", "back on two");
+    // The event goes out once the registry names instance 2 as its owner, well within the dead owner's TTL.
+    await ready;
+    const result = await one.call<{ output: string }>("agent.run", { target: "scout:default", input: "hello", timeoutMs: 5_000 });
+    expect(result.output).to.equal("back on two: hello");
+  });
+
+  it("reaches instance 2's agent again once it reconnects to instance 1: the stale connection is fenced off", async () => {
+    const stale = worker as TestAgent;
+    const moved = await agent(1, "worker", "on one");
+    const closed = await stale.closed;
+    expect(closed.code).to.equal(1000);
+    await eventually(async () => (await two.call<{ output: string }>("agent.run", { target: "worker:default", input: "again", timeoutMs: 5_000 })).output === "on one: again", 10_000, "instance 2 reaching the moved agent");
+    expect((await one.call<{ output: string }>("agent.run", { target: "worker:default", input: "here" })).output).to.equal("on one: here");
+    expect(moved.requests("evaluate").length).to.be.at.least(2);
+    expect(stale.requests("evaluate").length, "calls that reached the fenced-off connection").to.equal(1);
+  });
+
+  it("fails forwarded calls within their budget while Redis is down, and recovers by itself when it is back", async () => {
+    const server = redis as RedisServer;
+    await server.kill();
+    const failed = await timedFailure(one.call("evaluate", { target: tabOfTwo, expression: "1", timeoutMs: 3_000 }));
+    expect([TARGET_NOT_FOUND, TIMEOUT]).to.include(failed.code);
+    expect(failed.ms).to.be.below(3_250);
+    expect(await two.call("evaluate", { target: tabOfTwo, expression: "'local still works'" })).to.deep.include({ value: "local still works" });
+    await server.restart();
+    await eventually(async () => (await one.call<{ value?: unknown }>("evaluate", { target: tabOfTwo, expression: "2 * 21", timeoutMs: 2_000 })).value === 42, 15_000, "a forwarded call after Redis restarted");
+    await eventually(async () => (await one.call<Tabs>("tabs.list")).tabs.some((tab) => tab.target === tabOfTwo), 10_000, "instance 2's tab listed again");
+    const reachAgent = async (): Promise<boolean> => (await two.call<{ output: string }>("agent.run", { target: "worker:default", input: "after", timeoutMs: 2_000 })).output === "on one: after";
+    await eventually(reachAgent, 10_000, "instance 2 reaching the agent on instance 1 again");
+  });
+});
