@@ -66,7 +66,7 @@ export async function startHub(config: Config): Promise<Hub> {
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
   const sockets = new Set<WebSocket>();
   const serverId = uuidv4();
-  const api = new HttpApi({ services, router, authenticator, maxBodyBytes: config.maxPayloadBytes, serverId, version: HUB_VERSION });
+  const api = new HttpApi({ services, router, authenticator, allowedOrigins: config.allowedOrigins, maxBodyBytes: config.maxPayloadBytes, serverId, version: HUB_VERSION });
   const server = http.createServer((request, response) => api.handle(request, response));
   // Old eval-server deployments served the HTTP API on a port of its own.
   const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));

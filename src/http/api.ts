@@ -5,7 +5,7 @@ import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
-import { isLoopback, tokenFromRequest, type Authenticator, type Grant } from "../transport/auth.js";
+import { isForeignOrigin, isLoopback, tokenFromRequest, type Authenticator, type Grant } from "../transport/auth.js";
 import { clientSummaries } from "./client-summaries.js";
 import { field, HttpError, readJsonBody, sendError, sendJson } from "./http-io.js";
 import { runResponses } from "./responses-route.js";
@@ -15,6 +15,8 @@ export interface HttpApiOptions {
   services: HubServices;
   router: Router<HubServices>;
   authenticator: Authenticator;
+  /** ALLOWED_ORIGINS: a request from a browser page of another Origin is refused with 403, as at the upgrade. */
+  allowedOrigins: ReadonlySet<string>;
   maxBodyBytes: number;
   serverId: string;
   version: string;
@@ -102,7 +104,11 @@ export class HttpApi {
   }
 
   #authorize(request: IncomingMessage, url: URL): Grant {
-    const { authenticator } = this.#options;
+    const { authenticator, allowedOrigins } = this.#options;
+    const { origin } = request.headers;
+    if (isForeignOrigin(origin, allowedOrigins)) {
+      throw new HttpError(403, ErrorCode.FORBIDDEN, `Origin ${origin.slice(0, 200)} is not allowed; the hub's operator can add it to ALLOWED_ORIGINS`);
+    }
     if (authenticator.isOpen && !isLoopback(request.socket.remoteAddress)) {
       throw new HttpError(403, ErrorCode.FORBIDDEN, "the hub has no tokens configured and accepts loopback callers only");
     }

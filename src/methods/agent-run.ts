@@ -1,5 +1,6 @@
 import { v4 as uuidv4 } from "uuid";
 import type { AgentRecord } from "../clients/agent-registry.js";
+import { checkUrlAllowed } from "../runtime/url-policy.js";
 import { defineMethod, readyAgent } from "../services.js";
 
 interface AgentRunParams {
@@ -15,6 +16,8 @@ interface AgentRunParams {
 export const agentRun = defineMethod<AgentRunParams>({
   name: "agent.run",
   async run(params, call) {
+    // The agent may load the URL: the same scheme policy as tabs.open and navigate.
+    if (params.url !== undefined) checkUrlAllowed(params.url, call.services.config);
     const agent = readyAgent(call, params.target);
     const requestId = uuidv4();
     const onStatus = (record: AgentRecord, frame: Record<string, unknown>): void => {

@@ -12,7 +12,7 @@ interface NavigateParams {
 export const navigate = defineMethod<NavigateParams>({
   name: "navigate",
   async run(params, call) {
-    checkUrlAllowed(params.url, call.services.config.allowUrlSchemes);
+    checkUrlAllowed(params.url, call.services.config);
     const { tab } = await acquireTab(call, params.target);
     await navigateTab(tab, params.url, params.waitUntil, call.budget);
     const { browser } = call.services;

@@ -18,7 +18,7 @@ export const tabsOpen = defineMethod<TabsOpenParams>({
   name: "tabs.open",
   async run(params, call) {
     const { browser, clients, pool, config } = call.services;
-    checkUrlAllowed(params.url, config.allowUrlSchemes);
+    checkUrlAllowed(params.url, config);
     const clientId = ownerFor(params.clientId, call);
     const direct = params.waitUntil === "none" || params.url === "about:blank";
     const connection = browser.connection();

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
-import { isLoopback, tokenFromRequest, type Authenticator, type Grant } from "./auth.js";
+import { isForeignOrigin, isLoopback, tokenFromRequest, type Authenticator, type Grant } from "./auth.js";
 
 /** An upgrade the hub accepted: which endpoint, what the caller may reach, and whether it already proved who it is. */
 export interface AcceptedUpgrade {
@@ -36,7 +36,7 @@ export function decideUpgrade(request: IncomingMessage, gate: UpgradeGate): Acce
     return { status: 404, message: `no WebSocket endpoint at ${url.pathname.slice(0, 100)}; orchestrators connect to /rpc, agents to / or /agent` };
   }
   const origin = request.headers.origin;
-  if (origin !== undefined && !gate.allowedOrigins.has(origin) && !(endpoint === "agent" && origin === DEVTOOLS_ORIGIN)) {
+  if (isForeignOrigin(origin, gate.allowedOrigins) && !(endpoint === "agent" && origin === DEVTOOLS_ORIGIN)) {
     return { status: 403, message: `Origin ${origin.slice(0, 200)} is not allowed; the hub's operator can add it to ALLOWED_ORIGINS` };
   }
   const peer = request.socket.remoteAddress ?? "unknown";

@@ -1,0 +1,82 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { requireChromium } from "./test-hub.js";
+
+/** A hub in a child process (`tabwire serve`): its memory, log files and console output are its own to read. */
+export interface ChildHub {
+  url: string;
+  port: number;
+  /** The folder the hub writes its log files to. */
+  logDir: string;
+  /** Everything the process wrote to stdout and stderr so far. */
+  output(): string;
+  /** The hub process's resident set size now, in bytes. */
+  rssBytes(): number;
+  /** Stops the hub (SIGTERM, SIGKILL after 10 s) and removes its folder unless the caller gave it. */
+  stop(): Promise<void>;
+}
+
+const CLI = fileURLToPath(new URL("../../src/cli.js", import.meta.url));
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+/** Starts `tabwire serve` on a free port with `env` (LOG_LEVEL warn unless given), in `dir` or a folder of its own. */
+export async function startChildHub(env: Record<string, string>, dir?: string): Promise<ChildHub> {
+  requireChromium();
+  const home = dir ?? (await mkdtemp(path.join(os.tmpdir(), "tabwire-child-")));
+  const logDir = path.join(home, "logs");
+  const base = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? home, ...(process.env.CHROME_PATH ? { CHROME_PATH: process.env.CHROME_PATH } : {}) };
+  const child = spawn(process.execPath, [CLI, "serve"], {
+    cwd: home,
+    env: { ...base, PORT: "0", LOG_DIR: logDir, LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const stop = async (): Promise<void> => {
+    await stopChild(child);
+    if (dir === undefined) await rm(home, { recursive: true, force: true });
+  };
+  try {
+    const url = await listeningUrl(child, () => output);
+    return { url, port: Number(new URL(url).port), logDir, output: () => output, rssBytes: () => residentBytes(child.pid as number), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function listeningUrl(child: ChildProcess, output: () => string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the hub did not start within ${START_TIMEOUT_MS} ms: ${output()}`)), START_TIMEOUT_MS);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the hub exited with ${code}: ${output()}`));
+    });
+    child.stdout?.on("data", () => {
+      const match = /listening on (ws:\/\/\S+?)\/rpc/.exec(output());
+      if (!match?.[1]) return;
+      clearTimeout(timer);
+      resolve(match[1]);
+    });
+  });
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), STOP_TIMEOUT_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+function residentBytes(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(match?.[1] ?? NaN) * 1024;
+}
