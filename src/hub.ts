@@ -40,6 +40,8 @@ const CLOSE_WAIT_MS = 1_000;
 const HUB_VERSION = "1.0.0";
 // Messages kept per tab for console.list and replay.
 const CONSOLE_BUFFER_SIZE = 1_000;
+// What one tab's console buffer may hold: a page that logs huge messages costs bounded memory.
+const CONSOLE_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** Builds every part of the hub, connects to Chrome and starts listening. */
 export async function startHub(config: Config): Promise<Hub> {
@@ -47,7 +49,7 @@ export async function startHub(config: Config): Promise<Hub> {
   const pool = new SessionPool(browser, { maxSessions: config.maxSessions, dialogPolicy: config.dialogPolicy });
   const agents = new AgentRegistry();
   const clients = new ClientManager(browser, agents, config.defaultClientId);
-  const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE);
+  const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
   const eventTopics = new EventTopics(clients, consoleStream, agents);
   const metrics = new HubMetrics({ browser, pool, console: consoleStream });
   const services: HubServices = { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics };

@@ -20,6 +20,8 @@ const RESTART_DELAY_MAX_MS = 5_000;
 // What Chrome answers a command naming a target that no longer exists.
 const NO_TARGET = /No target with given id/;
 const CLOSE_RETRY_MS = 500;
+// A crashed page is closed by the hub; the close is not worth waiting on longer than this.
+const CLOSE_CRASHED_MS = 5_000;
 
 /**
  * The browser behind the hub: an embedded headless Chromium or the Chrome at CDP_URL, reached over one
@@ -32,6 +34,8 @@ export class Browser extends EventEmitter {
   #connection: CdpConnection | null = null;
   #chrome: LaunchedChrome | null = null;
   #pages = new Map<string, PageInfo>();
+  /** Crashed pages the hub has dropped and is closing: Chrome's later news of them is ignored. */
+  #crashed = new Set<string>();
   #stopping = false;
   #restartDelayMs = RESTART_DELAY_MIN_MS;
   #restartTimer: NodeJS.Timeout | null = null;
@@ -132,7 +136,7 @@ export class Browser extends EventEmitter {
     connection.on("Target.targetCreated", (event: Protocol.Target.TargetCreatedEvent) => this.#onTargetInfo(event.targetInfo));
     connection.on("Target.targetInfoChanged", (event: Protocol.Target.TargetInfoChangedEvent) => this.#onTargetInfo(event.targetInfo));
     connection.on("Target.targetDestroyed", (event: Protocol.Target.TargetDestroyedEvent) => this.#dropPage(event.targetId, "closed"));
-    connection.on("Target.targetCrashed", (event: Protocol.Target.TargetCrashedEvent) => this.emit("pageCrashed", event.targetId));
+    connection.on("Target.targetCrashed", (event: Protocol.Target.TargetCrashedEvent) => this.#onCrashed(connection, event.targetId));
     connection.on("Target.detachedFromTarget", (event: Protocol.Target.DetachedFromTargetEvent) =>
       this.emit("sessionDetached", event.sessionId),
     );
@@ -156,14 +160,29 @@ export class Browser extends EventEmitter {
   }
 
   #onTargetInfo(info: Protocol.Target.TargetInfo): void {
-    if (info.type !== "page") return;
+    if (info.type !== "page" || this.#crashed.has(info.targetId)) return;
     const known = this.#pages.get(info.targetId);
     const page: PageInfo = { tabId: info.targetId, url: info.url, title: info.title };
     this.#pages.set(info.targetId, page);
     if (!known) this.emit("pageCreated", page);
   }
 
+  /**
+   * A crashed page is of no use until reloaded, so the hub says so (`pageCrashed`, with the page still listed for
+   * its listeners), forgets it at once, so calls to it fail fast, and closes it.
+   */
+  #onCrashed(connection: CdpConnection, tabId: string): void {
+    if (!this.#pages.has(tabId)) return;
+    this.emit("pageCrashed", tabId);
+    this.#pages.delete(tabId);
+    this.#crashed.add(tabId);
+    connection.send("Target.closeTarget", { targetId: tabId }, { timeoutMs: CLOSE_CRASHED_MS }).catch((error: Error) => {
+      log.warn("could not close a crashed tab", { tabId, error: error.message });
+    });
+  }
+
   #dropPage(tabId: string, reason: "closed" | "detached"): void {
+    this.#crashed.delete(tabId);
     if (!this.#pages.delete(tabId)) return;
     this.emit("pageDestroyed", tabId, reason);
   }
@@ -172,6 +191,7 @@ export class Browser extends EventEmitter {
     if (this.#connection !== connection) return;
     this.#connection = null;
     for (const tabId of [...this.#pages.keys()]) this.#dropPage(tabId, "detached");
+    this.#crashed.clear();
     this.emit("disconnected");
     if (this.#stopping) return;
     log.warn("lost Chrome; reconnecting", { inMs: this.#restartDelayMs });

@@ -50,7 +50,10 @@ export class ClientManager extends EventEmitter {
     });
     this.#defaultClientId = defaultClientId;
     browser.on("pageCreated", (page: PageInfo) => this.#announce(page));
-    browser.on("pageCrashed", (tabId: string) => this.#closed(tabId, "crashed"));
+    browser.on("pageCrashed", (tabId: string) => {
+      this.#closed(tabId, "crashed");
+      this.#owners.delete(tabId);
+    });
     browser.on("pageDestroyed", (tabId: string, reason: "closed" | "detached") => {
       this.#closed(tabId, reason);
       this.#owners.delete(tabId);

@@ -26,6 +26,30 @@ export interface ConsoleMessage {
   stack?: string;
 }
 
+/** The longest text, stack or string argument a message keeps; the rest is cut and counted. */
+export const MAX_CONSOLE_CHARS = 32_768;
+
+/** A message with every long string cut to MAX_CONSOLE_CHARS, so a page that logs megabytes costs the hub kilobytes. */
+export function capMessage(message: ConsoleMessage): ConsoleMessage {
+  const long = (text: string | undefined): boolean => text !== undefined && text.length > MAX_CONSOLE_CHARS;
+  if (!long(message.text) && !long(message.stack) && !message.args.some((arg) => typeof arg.value === "string" && long(arg.value))) return message;
+  const capped: ConsoleMessage = { ...message, text: cut(message.text), args: message.args.map((arg) => (typeof arg.value === "string" ? { ...arg, value: cut(arg.value) } : arg)) };
+  if (message.stack !== undefined) capped.stack = cut(message.stack);
+  return capped;
+}
+
+/** Roughly what a message holds in memory, in bytes (strings as UTF-16). */
+export function messageBytes(message: ConsoleMessage): number {
+  let chars = message.text.length + (message.stack?.length ?? 0) + (message.url?.length ?? 0);
+  for (const arg of message.args) chars += typeof arg.value === "string" ? arg.value.length : (arg.description?.length ?? 0) + 16;
+  return 2 * chars + 256;
+}
+
+function cut(text: string): string {
+  if (text.length <= MAX_CONSOLE_CHARS) return text;
+  return `${text.slice(0, MAX_CONSOLE_CHARS)}… [${text.length - MAX_CONSOLE_CHARS} more characters]`;
+}
+
 /** From Runtime.consoleAPICalled. */
 export function fromConsoleCall(event: Protocol.Runtime.ConsoleAPICalledEvent): ConsoleMessage {
   return {

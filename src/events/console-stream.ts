@@ -4,7 +4,7 @@ import type { TabSession } from "../cdp/tab-session.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { ConsoleLevel } from "../runtime/console-text.js";
 import { ConsoleBuffer } from "./console-buffer.js";
-import { fromConsoleCall, fromException, fromLogEntry, type ConsoleMessage } from "./console-message.js";
+import { capMessage, fromConsoleCall, fromException, fromLogEntry, type ConsoleMessage } from "./console-message.js";
 
 /** What a subscriber asked for. */
 export interface SubscribeOptions {
@@ -36,13 +36,15 @@ const DROPPED_RETRY_MS = 100;
  */
 export class ConsoleStream {
   #bufferSize: number;
+  #bufferBytes: number;
   #buffers = new Map<string, ConsoleBuffer>();
   #byTab = new Map<string, Set<Subscription>>();
   #byId = new Map<string, Subscription>();
   #droppedTotal = 0;
 
-  constructor(pool: SessionPool, bufferSize: number) {
+  constructor(pool: SessionPool, bufferSize: number, bufferBytes = Infinity) {
     this.#bufferSize = bufferSize;
+    this.#bufferBytes = bufferBytes;
     pool.on("attached", (tab: TabSession) => this.#watch(tab));
   }
 
@@ -106,9 +108,10 @@ export class ConsoleStream {
     let buffer = this.#buffers.get(tabId);
     // Runtime.enable replays what V8 kept of the page's console; after a re-attach those are already buffered.
     const replayedBefore = buffer ? buffer.newestTimestamp : -Infinity;
-    if (!buffer) this.#buffers.set(tabId, (buffer = new ConsoleBuffer(this.#bufferSize)));
-    const record = (message: ConsoleMessage): void => {
-      if (message.timestamp <= replayedBefore) return;
+    if (!buffer) this.#buffers.set(tabId, (buffer = new ConsoleBuffer(this.#bufferSize, this.#bufferBytes)));
+    const record = (logged: ConsoleMessage): void => {
+      if (logged.timestamp <= replayedBefore) return;
+      const message = capMessage(logged);
       buffer.push(message);
       for (const subscription of this.#byTab.get(tabId) ?? []) this.#deliver(subscription, message);
     };

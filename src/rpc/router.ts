@@ -2,7 +2,7 @@ import { JSONRPCServer, type JSONRPCResponse } from "json-rpc-2.0";
 import { Budget } from "../budget.js";
 import { ErrorCode, HubError, toWireError, type ErrorName } from "../errors.js";
 import { log, logApi } from "../log.js";
-import { envelopeOf, errorResponse, parseFrame, type Envelope, type InvalidItem, type JsonRpcResponse, type RequestItem } from "./envelope.js";
+import { envelopeOf, errorResponse, parseFrame, type Envelope, type InvalidItem, type JsonRpcId, type JsonRpcResponse, type RequestItem } from "./envelope.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "./method.js";
 import type { ParamsValidator } from "./params-validator.js";
 import { RateLimit } from "./rate-limit.js";
@@ -77,11 +77,11 @@ export class Router<S> {
     if (envelope.kind === "frame-error") return JSON.stringify(envelope.response);
     if (envelope.kind === "single") {
       const response = await this.#handleItem(envelope.item, connection);
-      return response ? JSON.stringify(response) : null;
+      return response ? serialize(response) : null;
     }
     const responses = await Promise.all(envelope.items.map((item) => this.#handleItem(item, connection)));
     const owed = responses.filter((response) => response !== null);
-    return owed.length > 0 ? JSON.stringify(owed) : null;
+    return owed.length > 0 ? `[${owed.map(serialize).join(",")}]` : null;
   }
 
   async #handleItem(item: RequestItem | InvalidItem, connection: ConnectionState): Promise<JsonRpcResponse | JSONRPCResponse | null> {
@@ -191,4 +191,14 @@ function answerWithin<T>(work: PromiseLike<T>, budget: Budget): Promise<T> {
       },
     );
   });
+}
+
+/** A response as text; one too big or too deep to write becomes an INTERNAL_ERROR for its id, so it is still answered. */
+function serialize(response: JsonRpcResponse | JSONRPCResponse): string {
+  try {
+    return JSON.stringify(response);
+  } catch (error) {
+    const why = `the answer could not be written (${(error as Error).message}); ask for less, e.g. a smaller limit or maxSize`;
+    return JSON.stringify(errorResponse(response.id as JsonRpcId, ErrorCode.INTERNAL_ERROR, why));
+  }
 }

@@ -6,6 +6,9 @@ import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 
+// How often a peer whose reading is paused is checked for room again.
+const DRAIN_POLL_MS = 20;
+
 /** What a peer needs besides its socket. */
 export interface RpcPeerOptions<S> {
   router: Router<S>;
@@ -25,6 +28,8 @@ export class RpcPeer<S> {
   #options: RpcPeerOptions<S>;
   #overSince: number | null = null;
   #closed = new AbortController();
+  /** Set while the peer's frames are not read because it does not read the hub's: polls for room. */
+  #drainTimer: NodeJS.Timeout | null = null;
 
   constructor(ws: WebSocket, options: RpcPeerOptions<S>) {
     this.#ws = ws;
@@ -87,7 +92,28 @@ export class RpcPeer<S> {
   #send(text: string): void {
     if (this.#ws.readyState !== WebSocket.OPEN) return;
     this.#ws.send(text);
-    this.#isOverHighWater();
+    if (this.#isOverHighWater()) this.#holdBack();
+  }
+
+  /**
+   * Stops reading a peer's frames while it does not read the hub's answers, so its requests cannot pile answers up
+   * in the hub's memory; reading resumes when there is room, or the peer is closed past SLOW_READER_TIMEOUT_MS.
+   */
+  #holdBack(): void {
+    if (this.#drainTimer || this.#closed.signal.aborted) return;
+    this.#ws.pause();
+    this.#drainTimer = setInterval(() => {
+      if (this.#isOverHighWater() && !this.#closed.signal.aborted) return;
+      this.#stopHoldingBack();
+    }, DRAIN_POLL_MS);
+  }
+
+  #stopHoldingBack(): void {
+    if (!this.#drainTimer) return;
+    clearInterval(this.#drainTimer);
+    this.#drainTimer = null;
+    // A closing socket must be read too: the peer's half of the closing handshake comes that way.
+    this.#ws.resume();
   }
 
   #isOverHighWater(): boolean {
@@ -97,13 +123,27 @@ export class RpcPeer<S> {
     }
     const now = Date.now();
     this.#overSince ??= now;
-    if (now - this.#overSince > this.#options.slowReaderTimeoutMs) this.close(1013, "the connection stopped reading");
+    if (now - this.#overSince > this.#options.slowReaderTimeoutMs && !this.#closed.signal.aborted) {
+      // Its calls are abandoned now, not when the socket finally goes (ws gives a closing peer 30 s to answer, so
+      // one that reads again still learns why): nobody would read their answers.
+      log.warn("closing a connection that stopped reading", { connection: this.state.id, peer: this.state.peer, bufferedBytes: this.#ws.bufferedAmount });
+      this.#release("the connection stopped reading");
+      this.#stopHoldingBack();
+      this.close(1013, "the connection stopped reading");
+    }
     return true;
   }
 
   #onClose(code: number): void {
-    this.state.inflight.cancelAll(new HubError("CANCELLED", "the connection closed"));
-    this.#closed.abort();
+    this.#stopHoldingBack();
+    this.#release("the connection closed");
     log.info("rpc connection closed", { connection: this.state.id, code });
+  }
+
+  /** Cancels the connection's in-flight calls and ends what it holds (subscriptions, pending agent calls), once. */
+  #release(why: string): void {
+    if (this.#closed.signal.aborted) return;
+    this.state.inflight.cancelAll(new HubError("CANCELLED", why));
+    this.#closed.abort();
   }
 }

@@ -6,6 +6,7 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { TestAgent } from "../fixtures/wire-agent.js";
 import { collect } from "../support/collect.js";
+import { eventually } from "../support/eventually.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { rpcFailure, TestRpcClient } from "../support/rpc-client.js";
 import { requireChromium } from "../support/test-hub.js";
@@ -86,16 +87,6 @@ function killGroup(hub: ClusterHub, signal: NodeJS.Signals): void {
   } catch {
     // The group is gone already.
   }
-}
-
-/** Retries `attempt` until it returns true, at most until the deadline (for states with no event to wait on). */
-async function eventually(attempt: () => Promise<boolean>, deadlineMs: number, what: string): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < deadlineMs) {
-    if (await attempt().catch(() => false)) return Date.now() - started;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`${what} did not happen within ${deadlineMs} ms`);
 }
 
 /** Times a call that must fail, and returns its error and how long it took. */
