@@ -117,7 +117,7 @@ async function connectedNode(scope: Scope, node: NodeTarget): Promise<Receiver> 
     new HubError("NODE_NOT_FOUND", `${node.label} is no longer in the page (removed, or the page changed); take a new snapshot and use its refs`);
   const { object } = await scope.tab
     .send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: scope.objectGroup }, { signal: scope.signal })
-    .catch((error: unknown) => Promise.reject(/No node with given id found/.test(String(error)) ? gone() : error));
+    .catch((error: unknown) => Promise.reject(/No node with given id found|does not belong to the document/.test(String(error)) ? gone() : error));
   if (!object.objectId) throw gone();
   // A node that was removed but is still alive resolves; acting on it would silently do nothing.
   const connected = await scope.tab.send(
