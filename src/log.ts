@@ -52,9 +52,17 @@ export const log = winston.createLogger({
   transports: [consoleTransport("info")],
 });
 
+// One line per request is on every call's path: the line is made with one JSON.stringify of known fields, not
+// winston's generic redact, timestamp and json formats (they cost a sixth of the hub's CPU under load).
+const MESSAGE = Symbol.for("message"); // where winston's transports read the finished line (triple-beam)
+const apiLine = winston.format((info) => {
+  info[MESSAGE] = JSON.stringify({ level: info.level, message: info.message, ...(info.entry as ApiLogEntry), timestamp: new Date().toISOString() });
+  return info;
+});
+
 const apiLogger = winston.createLogger({
   level: "info",
-  format: winston.format.combine(redactFormat(), winston.format.timestamp(), winston.format.json()),
+  format: apiLine(),
   transports: [],
   silent: true,
 });
@@ -70,7 +78,9 @@ export interface ApiLogEntry {
 
 /** Writes one request line to logs/api.log. */
 export function logApi(entry: ApiLogEntry): void {
-  apiLogger.info("request", entry);
+  if (apiLogger.silent) return;
+  // The target is the only field a caller chooses freely; it is redacted like any log line.
+  apiLogger.info("request", { entry: entry.target === undefined ? entry : { ...entry, target: redact(entry.target) } });
 }
 
 /** Points the loggers at the configured directory and level, and learns the secrets to redact. */
