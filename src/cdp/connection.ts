@@ -4,6 +4,7 @@ import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.j
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import { CallbackRegistry, type CommandOptions, type ProtocolErrorPayload } from "./callback-registry.js";
+import { TickCork } from "../transport/tick-cork.js";
 import { CdpSession } from "./session.js";
 
 /** A CDP command name. */
@@ -31,6 +32,7 @@ const CONNECT_TIMEOUT_MS = 10_000;
 /** The one browser-level CDP WebSocket; flattened sessions are routed over it by sessionId. */
 export class CdpConnection extends EventEmitter {
   #ws: WebSocket;
+  #out: TickCork;
   #nextId = 1;
   #callbacks = new CallbackRegistry();
   #sessions = new Map<string, CdpSession>();
@@ -39,6 +41,7 @@ export class CdpConnection extends EventEmitter {
   private constructor(ws: WebSocket) {
     super();
     this.#ws = ws;
+    this.#out = new TickCork(ws);
     ws.on("message", (data) => this.#onMessage(data.toString()));
     ws.on("close", () => this.#onClose());
     ws.on("error", (error) => log.warn("cdp socket error", { error: error.message }));
@@ -81,7 +84,7 @@ export class CdpConnection extends EventEmitter {
     if (!registry) return Promise.reject(new HubError("TARGET_CLOSED", "the tab's CDP session has closed"));
     const promise = registry.create(id, method, options);
     const message = sessionId === undefined ? { id, method, params } : { id, method, params, sessionId };
-    this.#ws.send(JSON.stringify(message));
+    this.#out.send(JSON.stringify(message));
     return promise;
   }
 

@@ -5,6 +5,7 @@ import { log } from "../log.js";
 import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
+import { TickCork } from "./tick-cork.js";
 
 // How often a peer whose reading is paused is checked for room again.
 const DRAIN_POLL_MS = 20;
@@ -25,6 +26,7 @@ export interface RpcPeerOptions<S> {
 export class RpcPeer<S> {
   readonly state: ConnectionState;
   #ws: WebSocket;
+  #out: TickCork;
   #options: RpcPeerOptions<S>;
   #overSince: number | null = null;
   #closed = new AbortController();
@@ -33,6 +35,7 @@ export class RpcPeer<S> {
 
   constructor(ws: WebSocket, options: RpcPeerOptions<S>) {
     this.#ws = ws;
+    this.#out = new TickCork(ws);
     this.#options = options;
     this.state = {
       id: uuidv4(),
@@ -91,7 +94,7 @@ export class RpcPeer<S> {
 
   #send(text: string): void {
     if (this.#ws.readyState !== WebSocket.OPEN) return;
-    this.#ws.send(text);
+    this.#out.send(text);
     if (this.#isOverHighWater()) this.#holdBack();
   }
 
