@@ -1,9 +1,13 @@
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import { HubError } from "../errors.js";
 
 const STOP_TIMEOUT_MS = 1_000;
 // A 1x1 frame at most once every 1,000 compositor frames: the screencast is held only for its side effect.
 const KEEP_RENDERING = { format: "jpeg", quality: 0, maxWidth: 1, maxHeight: 1, everyNthFrame: 1_000 } as const;
+
+// Chrome's answer while the tab's frame is between two documents (a navigation committing in another process).
+const BETWEEN_DOCUMENTS = /Not attached to an active page/;
 
 const tails = new WeakMap<TabSession, Promise<void>>();
 
@@ -31,6 +35,10 @@ async function keepRendering<T>(tab: TabSession, budget: Budget, capture: () => 
   try {
     await tab.send("Page.startScreencast", KEEP_RENDERING, { signal: budget.signal });
     return await capture();
+  } catch (error) {
+    if (!BETWEEN_DOCUMENTS.test(String(error))) throw error;
+    if (tab.cdp.closedBy) throw tab.cdp.closedBy;
+    throw new HubError("PAGE_NAVIGATED", "the page was navigating (between two documents) when it was to be captured; capture it again");
   } finally {
     // Sent even when the start was cut short: Chrome may have started it anyway.
     tab.send("Page.stopScreencast", undefined, { timeoutMs: STOP_TIMEOUT_MS }).catch(() => {});
