@@ -127,6 +127,11 @@ export class CdpConnection extends EventEmitter {
     }
     if (message.id !== undefined) this.#callbacks.settle(message.id, message.result, message.error);
     else if (message.method) this.emit(message.method, message.params);
+    // Whoever held the session has had its say above; a detached session is forgotten whoever held it.
+    if (message.method === "Target.detachedFromTarget") {
+      const { sessionId } = message.params as { sessionId: string };
+      this.dropSession(sessionId, new HubError("TARGET_CLOSED", "the tab's CDP session was detached (the tab closed or crashed)"));
+    }
   }
 
   #onClose(): void {

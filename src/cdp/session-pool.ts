@@ -81,9 +81,16 @@ export class SessionPool extends EventEmitter {
   async #attach(tabId: string): Promise<TabSession> {
     try {
       const settings = { dialogPolicy: this.#options.dialogPolicy, onTerminate: () => this.#terminations++ };
-      const tab = await TabSession.open(this.#browser.connection(), tabId, settings, { timeoutMs: CDP_COMMAND_TIMEOUT_MS });
+      const connection = this.#browser.connection();
+      const tab = await TabSession.open(connection, tabId, settings, { timeoutMs: CDP_COMMAND_TIMEOUT_MS });
       this.#attaches++;
-      if (this.#sessions.has(tabId)) this.#ready.set(tabId, tab);
+      if (!this.#sessions.has(tabId) || !this.#browser.page(tabId)) {
+        // The tab closed (or Chrome went) while it was being attached: the session is of no use to anyone.
+        const gone = new HubError("TARGET_CLOSED", `tab ${tabId} closed while the hub attached to it`);
+        connection.dropSession(tab.cdp.id, gone);
+        throw gone;
+      }
+      this.#ready.set(tabId, tab);
       this.#trim(tabId);
       this.emit("attached", tab);
       return tab;

@@ -1,4 +1,5 @@
 import type { Protocol } from "devtools-protocol";
+import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import type { CommandOptions } from "./callback-registry.js";
 import type { CdpConnection, CommandName, CommandParams, CommandResult, EventName, EventParams } from "./connection.js";
@@ -43,12 +44,18 @@ export class TabSession {
   static async open(connection: CdpConnection, tabId: string, settings: TabSettings, options: CommandOptions): Promise<TabSession> {
     const { sessionId } = await connection.send("Target.attachToTarget", { targetId: tabId, flatten: true }, options);
     const tab = new TabSession(connection.createSession(sessionId, tabId), settings);
-    await Promise.all([
-      tab.send("Runtime.enable", undefined, options),
-      tab.send("Page.enable", undefined, options),
-      tab.send("Page.setLifecycleEventsEnabled", { enabled: true }, options),
-      tab.send("Log.enable", undefined, options),
-    ]);
+    try {
+      await Promise.all([
+        tab.send("Runtime.enable", undefined, options),
+        tab.send("Page.enable", undefined, options),
+        tab.send("Page.setLifecycleEventsEnabled", { enabled: true }, options),
+        tab.send("Log.enable", undefined, options),
+      ]);
+    } catch (error) {
+      // A session that never became usable is not left behind (the tab closed or crashed while it was set up).
+      connection.dropSession(sessionId, error instanceof HubError ? error : new HubError("TARGET_CLOSED", `tab ${tabId} went while it was attached`));
+      throw error;
+    }
     return tab;
   }
 

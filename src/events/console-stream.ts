@@ -24,6 +24,8 @@ interface Subscription {
   exceptions: boolean;
   dropped: number;
   retry: NodeJS.Timeout | null;
+  /** Removes the listener that ends the subscription with its connection (a long-lived connection subscribes often). */
+  stopWatchingConnection: () => void;
 }
 
 /** How often a subscriber that lost messages is offered its console.dropped notice while nothing else is logged. */
@@ -64,12 +66,15 @@ export class ConsoleStream {
       exceptions: options.exceptions,
       dropped: 0,
       retry: null,
+      stopWatchingConnection: () => {},
     };
     this.#byId.set(subscription.id, subscription);
     let subscriptions = this.#byTab.get(options.tabId);
     if (!subscriptions) this.#byTab.set(options.tabId, (subscriptions = new Set()));
     subscriptions.add(subscription);
-    connection.closed.addEventListener("abort", () => this.unsubscribe(connection, subscription.id), { once: true });
+    const onClosed = (): void => void this.unsubscribe(connection, subscription.id);
+    connection.closed.addEventListener("abort", onClosed, { once: true });
+    subscription.stopWatchingConnection = () => connection.closed.removeEventListener("abort", onClosed);
     if (options.replay) for (const message of this.list(options.tabId, this.#bufferSize, true)) this.#deliver(subscription, message);
     return subscription.id;
   }
@@ -92,10 +97,10 @@ export class ConsoleStream {
     return [...(this.#byTab.get(tabId) ?? [])].map((subscription) => subscription.connection);
   }
 
-  /** Ends every subscription of a tab (closed or crashed); `forget` also drops what it logged. */
-  dropTab(tabId: string, forget: boolean): void {
+  /** Ends every subscription of a tab that went (closed or crashed: the hub closes crashed tabs) and forgets its log. */
+  dropTab(tabId: string): void {
     for (const subscription of this.#byTab.get(tabId) ?? []) this.#remove(subscription);
-    if (forget) this.#buffers.delete(tabId);
+    this.#buffers.delete(tabId);
   }
 
   /** How many subscriptions are live (for tests and metrics). */
@@ -155,6 +160,7 @@ export class ConsoleStream {
 
   #remove(subscription: Subscription): void {
     if (subscription.retry) clearInterval(subscription.retry);
+    subscription.stopWatchingConnection();
     this.#byId.delete(subscription.id);
     const subscriptions = this.#byTab.get(subscription.tabId);
     subscriptions?.delete(subscription);

@@ -32,7 +32,7 @@ export class EventTopics {
     clients.on("tabClosed", (entry: TabEntry, reason: string) => {
       const told = new Set([...this.#console.subscribersOf(entry.tabId), ...this.#watchers("tabs", entry.clientId)]);
       for (const connection of told) connection.notify("tab.closed", { target: entry.target, reason });
-      this.#console.dropTab(entry.tabId, reason !== "crashed");
+      this.#console.dropTab(entry.tabId);
     });
   }
 
