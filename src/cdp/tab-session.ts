@@ -25,6 +25,7 @@ export class TabSession {
   readonly cdp: CdpSession;
   lastUsedAt = Date.now();
   #holds = 0;
+  #terminating: Promise<void> | null = null;
   #settings: TabSettings;
 
   private constructor(cdp: CdpSession, settings: TabSettings) {
@@ -65,10 +66,24 @@ export class TabSession {
     return this.cdp.send(method, params, options);
   }
 
-  /** Stops the script running on the page's main thread (Runtime.terminateExecution), counted for /metrics. */
-  terminateExecution(options: CommandOptions): Promise<unknown> {
+  /**
+   * Stops the script running on the page's main thread (Runtime.terminateExecution), counted for /metrics; calls
+   * cancelled together share one command, since one stops the script they all wait on.
+   */
+  terminateExecution(options: CommandOptions): Promise<void> {
+    if (this.#terminating) return this.#terminating;
     this.#settings.onTerminate?.();
-    return this.send("Runtime.terminateExecution", undefined, options);
+    const terminating = this.send("Runtime.terminateExecution", undefined, options).then(
+      () => {
+        this.#terminating = null;
+      },
+      (error: Error) => {
+        this.#terminating = null;
+        log.warn("terminateExecution was not answered", { tabId: this.tabId, error: error.message });
+      },
+    );
+    this.#terminating = terminating;
+    return terminating;
   }
 
   /** Subscribes to a typed event of this tab; returns the disposer. */

@@ -1,6 +1,5 @@
 import type { Budget } from "../budget.js";
 import { HubError, isHubError } from "../errors.js";
-import { log } from "../log.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { consoleLevel, consoleText } from "./console-text.js";
 import type { EvaluateResult } from "./remote-value.js";
@@ -89,8 +88,6 @@ async function stopRunaway(tab: TabSession): Promise<boolean> {
     if (!isHubError(error, "TIMEOUT")) return false;
   }
   // Chrome acts on it on its IO thread at once; its answer only comes once the script has unwound.
-  tab.terminateExecution({ timeoutMs: TERMINATE_TIMEOUT_MS }).catch((error: Error) => {
-    log.warn("terminateExecution was not answered", { tabId: tab.tabId, error: error.message });
-  });
+  void tab.terminateExecution({ timeoutMs: TERMINATE_TIMEOUT_MS });
   return true;
 }
