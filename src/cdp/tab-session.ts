@@ -26,6 +26,7 @@ export class TabSession {
   lastUsedAt = Date.now();
   #holds = 0;
   #terminating: Promise<void> | null = null;
+  #terminations = 0;
   #settings: TabSettings;
 
   private constructor(cdp: CdpSession, settings: TabSettings) {
@@ -66,12 +67,18 @@ export class TabSession {
     return this.cdp.send(method, params, options);
   }
 
+  /** How many times the hub stopped this tab's script (a call failing after one may have been what it stopped). */
+  get terminations(): number {
+    return this.#terminations;
+  }
+
   /**
    * Stops the script running on the page's main thread (Runtime.terminateExecution), counted for /metrics; calls
    * cancelled together share one command, since one stops the script they all wait on.
    */
   terminateExecution(options: CommandOptions): Promise<void> {
     if (this.#terminating) return this.#terminating;
+    this.#terminations++;
     this.#settings.onTerminate?.();
     const terminating = this.send("Runtime.terminateExecution", undefined, options).then(
       () => {

@@ -3,11 +3,10 @@ import { HubError, isHubError } from "../errors.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { consoleLevel, consoleText } from "./console-text.js";
 import type { EvaluateResult } from "./remote-value.js";
+import { stopRunaway } from "./runaway-watch.js";
 
 type ConsoleEntry = NonNullable<EvaluateResult["console"]>[number];
 
-const PROBE_TIMEOUT_MS = 100;
-const TERMINATE_TIMEOUT_MS = 2_000;
 const MAX_CAPTURED_MESSAGES = 1_000;
 const NAVIGATED = /Inspected target navigated or closed|Execution context was destroyed|Cannot find context with specified id/;
 
@@ -33,6 +32,7 @@ export async function guardedCall(
   const navigated = new Promise<never>((_resolve, reject) => {
     stopWatching = tab.onNavigated(() => reject(pageNavigated()));
   });
+  const terminationsBefore = tab.terminations;
   const captured: ConsoleEntry[] = [];
   const stopCapture = captureConsole
     ? tab.listen("Runtime.consoleAPICalled", (event) => {
@@ -46,14 +46,14 @@ export async function guardedCall(
     if (captured.length > 0) result.console = captured;
     return result;
   } catch (error) {
-    throw await explainFailure(tab, budget, error);
+    throw await explainFailure(tab, budget, error, tab.terminations > terminationsBefore);
   } finally {
     stopWatching();
     stopCapture?.();
   }
 }
 
-async function explainFailure(tab: TabSession, budget: Budget, error: unknown): Promise<unknown> {
+async function explainFailure(tab: TabSession, budget: Budget, error: unknown, stoppedMeanwhile: boolean): Promise<unknown> {
   if (budget.isOver && error === budget.signal.reason) {
     if (!budget.isTimedOut) {
       void stopRunaway(tab);
@@ -67,27 +67,15 @@ async function explainFailure(tab: TabSession, budget: Budget, error: unknown): 
   }
   if (isHubError(error)) return error;
   const message = error instanceof Error ? error.message : String(error);
+  // Chrome's answer for a script that Runtime.terminateExecution stopped.
+  if (stoppedMeanwhile && /Internal error/.test(message)) {
+    const why = "the page's script was stopped before it finished: another call on this tab ran past its budget or was cancelled, and the hub stopped the script running then; run it again";
+    return new HubError("EVALUATION_FAILED", why, { name: "TerminatedError", message: why });
+  }
   if (NAVIGATED.test(message)) return tab.cdp.isClosed ? tab.cdp.closedBy : pageNavigated();
   return error;
 }
 
 function pageNavigated(): HubError {
   return new HubError("PAGE_NAVIGATED", "the page navigated or reloaded while the code ran; run it again on the new page");
-}
-
-/**
- * Stops the page's script if it is still spinning: a trivial evaluate that does not answer quickly means the main
- * thread is busy, and only then is terminateExecution sent, because when nothing runs it would kill the page's next script.
- */
-async function stopRunaway(tab: TabSession): Promise<boolean> {
-  if (tab.cdp.isClosed) return false;
-  try {
-    await tab.send("Runtime.evaluate", { expression: "0", returnByValue: true }, { timeoutMs: PROBE_TIMEOUT_MS });
-    return false;
-  } catch (error) {
-    if (!isHubError(error, "TIMEOUT")) return false;
-  }
-  // Chrome acts on it on its IO thread at once; its answer only comes once the script has unwound.
-  void tab.terminateExecution({ timeoutMs: TERMINATE_TIMEOUT_MS });
-  return true;
 }
