@@ -167,6 +167,13 @@ export class Browser extends EventEmitter {
     if (!known) this.emit("pageCreated", page);
   }
 
+  /** Gives up a page whose renderer no longer answers, as if it had crashed (see #onCrashed). */
+  giveUpPage(tabId: string, why: string): void {
+    if (!this.#connection || !this.#pages.has(tabId)) return;
+    log.warn("closing a tab that no longer answers", { tabId, why });
+    this.#onCrashed(this.#connection, tabId);
+  }
+
   /**
    * A crashed page is of no use until reloaded, so the hub says so (`pageCrashed`, with the page still listed for
    * its listeners), forgets it at once, so calls to it fail fast, and closes it.

@@ -80,7 +80,11 @@ export class SessionPool extends EventEmitter {
 
   async #attach(tabId: string): Promise<TabSession> {
     try {
-      const settings = { dialogPolicy: this.#options.dialogPolicy, onTerminate: () => this.#terminations++ };
+      const settings = {
+        dialogPolicy: this.#options.dialogPolicy,
+        onTerminate: () => this.#terminations++,
+        onHung: (hung: string) => this.#browser.giveUpPage(hung, "its renderer is hung (terminateExecution was not answered)"),
+      };
       const connection = this.#browser.connection();
       const tab = await TabSession.open(connection, tabId, settings, { timeoutMs: CDP_COMMAND_TIMEOUT_MS });
       this.#attaches++;

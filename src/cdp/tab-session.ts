@@ -1,5 +1,5 @@
 import type { Protocol } from "devtools-protocol";
-import { HubError } from "../errors.js";
+import { HubError, isHubError } from "../errors.js";
 import { log } from "../log.js";
 import type { CommandOptions } from "./callback-registry.js";
 import type { CdpConnection, CommandName, CommandParams, CommandResult, EventName, EventParams } from "./connection.js";
@@ -12,6 +12,8 @@ export type DialogPolicy = "accept" | "dismiss";
 export interface TabSettings {
   dialogPolicy: DialogPolicy;
   onTerminate?: () => void;
+  /** The page did not answer a terminateExecution in time: its renderer is hung (e.g. a script spinning through a reload). */
+  onHung?: (tabId: string) => void;
 }
 
 const NAVIGATED_EVENT = "tabwire.navigated";
@@ -87,6 +89,7 @@ export class TabSession {
       (error: Error) => {
         this.#terminating = null;
         log.warn("terminateExecution was not answered", { tabId: this.tabId, error: error.message });
+        if (isHubError(error, "TIMEOUT") && !this.cdp.isClosed) this.#settings.onHung?.(this.tabId);
       },
     );
     this.#terminating = terminating;

@@ -46,7 +46,10 @@ export async function guardedCall(
     if (captured.length > 0) result.console = captured;
     return result;
   } catch (error) {
-    throw await explainFailure(tab, budget, error, tab.terminations > terminationsBefore);
+    const failure = await explainFailure(tab, budget, error, tab.terminations > terminationsBefore);
+    // A navigation during the call: its script may still be queued, and one that spins would hang the new page.
+    if (isHubError(failure, "PAGE_NAVIGATED")) void stopRunaway(tab);
+    throw failure;
   } finally {
     stopWatching();
     stopCapture?.();

@@ -2,9 +2,13 @@ import type { TabSession } from "../cdp/tab-session.js";
 import { isHubError } from "../errors.js";
 
 const PROBE_TIMEOUT_MS = 100;
-const TERMINATE_TIMEOUT_MS = 2_000;
+// A terminateExecution not answered by then means the renderer is hung; the pool then gives the tab up.
+const TERMINATE_TIMEOUT_MS = 5_000;
 // Each round is a probe (at most PROBE_TIMEOUT_MS when the page is busy) and maybe a terminate: about 10 s in all.
 const MAX_ROUNDS = 100;
+
+// Chrome's answers while the page is between two documents.
+const NAVIGATING = /Inspected target navigated or closed|Execution context was destroyed|Cannot find context with specified id|Not attached to an active page/;
 
 interface Waiter {
   ticket: number;
@@ -52,10 +56,15 @@ class RunawayWatch {
     try {
       for (let round = 0; round < MAX_ROUNDS && !this.#tab.cdp.isClosed; round++) {
         const covers = this.#requests;
-        const idle = await this.#probe();
-        if (!idle) void this.#tab.terminateExecution({ timeoutMs: TERMINATE_TIMEOUT_MS });
-        this.#answer((waiter) => waiter.ticket <= covers, !idle);
-        if (idle && covers === this.#requests) return;
+        const state = await this.#probe();
+        if (state === "between-documents") {
+          // A navigation is committing: what is queued behind it can only be judged in the new document.
+          await new Promise((resolve) => setTimeout(resolve, PROBE_TIMEOUT_MS));
+          continue;
+        }
+        if (state === "busy") void this.#tab.terminateExecution({ timeoutMs: TERMINATE_TIMEOUT_MS });
+        this.#answer((waiter) => waiter.ticket <= covers, state === "busy");
+        if (state === "idle" && covers === this.#requests) return;
       }
     } finally {
       this.#running = false;
@@ -63,13 +72,14 @@ class RunawayWatch {
     }
   }
 
-  /** True when the page answered a trivial evaluate in time; false when it is busy. */
-  async #probe(): Promise<boolean> {
+  /** Idle when the page answers a trivial evaluate in time, busy when it does not, between documents while it navigates. */
+  async #probe(): Promise<"idle" | "busy" | "between-documents"> {
     try {
       await this.#tab.send("Runtime.evaluate", { expression: "0", returnByValue: true }, { timeoutMs: PROBE_TIMEOUT_MS });
-      return true;
+      return "idle";
     } catch (error) {
-      return !isHubError(error, "TIMEOUT");
+      if (isHubError(error, "TIMEOUT")) return "busy";
+      return NAVIGATING.test(String(error)) ? "between-documents" : "idle";
     }
   }
 

@@ -169,6 +169,25 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
     }
   });
 
+  it("a tab hung by a script spinning through a reload (terminateExecution unanswered) is closed: tab.closed crashed, then TARGET_NOT_FOUND", async () => {
+    const doomed = await openTab(client);
+    const other = await openTab(client);
+    try {
+      await client.call("console.subscribe", { target: doomed.target });
+      const told = collect<{ target: string; reason: string }>(client, "tab.closed", (all) => all.some((t) => t.target === doomed.target), 15_000);
+      // Chrome cannot stop a script that spins while the page reloads: its renderer hangs for good.
+      await Promise.allSettled([evaluate(client, doomed.target, "location.reload()", { timeoutMs: 500 }), evaluate(client, doomed.target, "for (;;) {}", { timeoutMs: 100 })]);
+      expect((await told).find((t) => t.target === doomed.target)).to.deep.equal({ target: doomed.target, reason: "crashed" });
+      expect((await rpcFailure(evaluate(client, doomed.target, "1"))).code).to.equal(-32002);
+      const { tabs } = await client.call<{ tabs: { target: string }[] }>("tabs.list");
+      expect(tabs.map((t) => t.target)).to.not.include(doomed.target);
+      expect((await evaluate(client, other.target, "2 + 2")).value).to.equal(4);
+    } finally {
+      await closeTab(client, doomed.target);
+      await closeTab(client, other.target);
+    }
+  });
+
   it("a tab closed from outside the hub (Target.closeTarget over raw CDP) during a navigate: TARGET_CLOSED, tab.closed closed, gone from tabs.list", async () => {
     const tab = await openTab(client);
     const cdp = await rawCdp(hub.services.browser.pid as number);
