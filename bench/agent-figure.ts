@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import WebSocket from "ws";
-import type { BenchContext } from "./compare.js";
+import { answered, compareThroughput, type BenchContext } from "./compare.js";
 import type { Figure } from "./figure.js";
-import { percentile } from "./stats.js";
+import { percentile, timeSequential } from "./stats.js";
 import { WsCaller } from "./ws-caller.js";
 
-const CALLS = 5_000;
+const CALLS_PER_ROUND = 2_000;
 const IN_FLIGHT = 64;
 const LATENCY_CALLS = 1_000;
 const AGENT_ID = "bench-agent";
@@ -25,38 +25,22 @@ export async function agentFigures(context: BenchContext, hubUrl: string, cwd: s
   try {
     const echoCaller = await WsCaller.open(echo.url);
     const run = { jsonrpc: "2.0", method: "agent.run", params: { target: `${AGENT_ID}:default`, input: "ping" } };
-    await throughput(context.hub, run, 500);
-    const routed = await throughput(context.hub, run, CALLS);
-    const echoed = await throughput(echoCaller, run, CALLS);
-    const latencies: number[] = [];
-    for (let i = 0; i < LATENCY_CALLS; i++) {
-      const started = performance.now();
-      await context.hub.send(run);
-      latencies.push(performance.now() - started);
-    }
-    echoCaller.close();
+    const routed = await compareThroughput(
+      { viaHub: () => answered(context.hub.send(run)), viaAlternative: () => answered(echoCaller.send(run)), warmupCalls: 500, calls: CALLS_PER_ROUND, rounds: context.rounds },
+      IN_FLIGHT,
+    );
+    await echoCaller.close();
+    const latencies = await timeSequential(LATENCY_CALLS, () => answered(context.hub.send(run)));
+    const p50 = percentile(latencies, 50);
+    const p99 = percentile(latencies, 99);
     return [
-      { name: `routed agent calls per second (${IN_FLIGHT} in flight): hub / plain ws echo of the same frames`, hub: routed, alternative: echoed, unit: "calls/s", ratio: routed / echoed, goal: ">= 0.4" },
-      { name: "routed agent call latency, sequential: p50 / p99", hub: percentile(latencies, 50), alternative: percentile(latencies, 99), unit: "ms", ratio: percentile(latencies, 99) / percentile(latencies, 50), goal: "(report)" },
+      { name: `routed agent calls per second (${IN_FLIGHT} in flight): hub / plain ws echo of the same frames`, label: "routed agent calls/s vs plain ws echo", unit: "calls/s", goal: ">= 0.4", ...routed },
+      { name: "routed agent call latency, sequential: p50 / p99", label: "agent call latency p99 / p50", hub: p50, alternative: p99, unit: "ms", ratio: p99 / p50, goal: "(report)" },
     ];
   } finally {
     agent.close();
     echo.process.kill();
   }
-}
-
-async function throughput(caller: WsCaller, frame: Record<string, unknown>, count: number): Promise<number> {
-  let sent = 0;
-  const started = performance.now();
-  const worker = async (): Promise<void> => {
-    while (sent < count) {
-      sent++;
-      const answer = await caller.send(frame);
-      if (answer.error !== undefined) throw new Error(`bench call failed: ${JSON.stringify(answer.error)}`);
-    }
-  };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
-  return count / ((performance.now() - started) / 1000);
 }
 
 /** A minimal agent on the hub's /agent endpoint that answers every task at once. */

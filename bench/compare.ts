@@ -1,40 +1,60 @@
-import { median, timeSequential } from "./stats.js";
+import { callsPerSecond, median, timeSequential } from "./stats.js";
 import type { WsCaller } from "./ws-caller.js";
 
 /** What every figure of the bench works with: the hub and a raw CDP socket on the same Chromium, one tab, the counts. */
 export interface BenchContext {
   hub: WsCaller;
   raw: WsCaller;
+  /** The browser's DevTools WebSocket address, for the alternatives that open their own connection. */
+  cdpUrl: string;
   /** The tab, as the hub names it. */
   target: string;
+  /** The same tab, as CDP names it. */
+  tabId: string;
   /** A flattened session of the raw socket on the same tab. */
   sessionId: string;
   rounds: number;
   calls: number;
 }
 
-/** Two ways of doing one thing, timed call by call. */
+/** Two ways of doing one thing: through the hub and through the alternative it is held against. */
 export interface Contenders {
   viaHub: () => Promise<unknown>;
-  viaRaw: () => Promise<unknown>;
+  viaAlternative: () => Promise<unknown>;
   warmupCalls: number;
   calls: number;
   rounds: number;
 }
 
-/** Median latency of each, rounds interleaved so drift hits both, and the median of the per-round ratios hub / raw. */
-export async function compareLatency(contenders: Contenders): Promise<{ hub: number; alternative: number; ratio: number }> {
-  const { viaHub, viaRaw, warmupCalls, calls, rounds } = contenders;
+/** What a comparison gives: the median of each side's per-round figures and the median of the per-round ratios. */
+export interface Compared {
+  hub: number;
+  alternative: number;
+  ratio: number;
+}
+
+/** Median latency of each, timed call by call, rounds interleaved so drift hits both; ratio = hub / alternative. */
+export async function compareLatency(contenders: Contenders): Promise<Compared> {
+  return interleave(contenders, async (call) => median(await timeSequential(contenders.calls, call)));
+}
+
+/** Calls per second of each with `inFlight` calls outstanding, rounds interleaved; ratio = hub / alternative. */
+export async function compareThroughput(contenders: Contenders, inFlight: number): Promise<Compared> {
+  return interleave(contenders, (call) => callsPerSecond(contenders.calls, inFlight, call));
+}
+
+async function interleave(contenders: Contenders, measure: (call: () => Promise<unknown>) => Promise<number>): Promise<Compared> {
+  const { viaHub, viaAlternative, warmupCalls, rounds } = contenders;
   await timeSequential(warmupCalls, viaHub);
-  await timeSequential(warmupCalls, viaRaw);
-  const hubMedians: number[] = [];
-  const rawMedians: number[] = [];
+  await timeSequential(warmupCalls, viaAlternative);
+  const hubFigures: number[] = [];
+  const alternativeFigures: number[] = [];
   for (let round = 0; round < rounds; round++) {
-    hubMedians.push(median(await timeSequential(calls, viaHub)));
-    rawMedians.push(median(await timeSequential(calls, viaRaw)));
+    hubFigures.push(await measure(viaHub));
+    alternativeFigures.push(await measure(viaAlternative));
   }
-  const ratios = hubMedians.map((h, i) => h / (rawMedians[i] ?? h));
-  return { hub: median(hubMedians), alternative: median(rawMedians), ratio: median(ratios) };
+  const ratios = hubFigures.map((h, i) => h / (alternativeFigures[i] ?? h));
+  return { hub: median(hubFigures), alternative: median(alternativeFigures), ratio: median(ratios) };
 }
 
 /** The answer, or a throw when it is an error: a failing call must not pass for a fast one. */
@@ -42,4 +62,9 @@ export async function answered(pending: Promise<Record<string, unknown>>): Promi
   const message = await pending;
   if (message.error !== undefined) throw new Error(`bench call failed: ${JSON.stringify(message.error)}`);
   return message;
+}
+
+/** The hub's evaluate of `expression` on the bench tab, checked for an error. */
+export function evaluateViaHub(context: BenchContext, expression = "1+1"): Promise<Record<string, unknown>> {
+  return answered(context.hub.send({ jsonrpc: "2.0", method: "evaluate", params: { target: context.target, expression } }));
 }

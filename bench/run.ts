@@ -1,21 +1,33 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { launchChrome, resolveChromePath } from "../src/cdp/chrome-launcher.js";
 import { agentFigures } from "./agent-figure.js";
-import { consoleFigure } from "./console-figure.js";
+import { writeChart } from "./chart.js";
+import type { BenchContext } from "./compare.js";
+import { clusterFigure } from "./cluster-figure.js";
+import { connectPerCommandFigure } from "./connect-per-command-figure.js";
+import { consoleFigures } from "./console-figure.js";
 import { evaluateFigure } from "./evaluate-figure.js";
-import type { Figure } from "./figure.js";
+import { isGoalMet, type Figure } from "./figure.js";
+import { asTableRows, loadFigures } from "./load-figure.js";
+import { playwrightFigure } from "./playwright-figure.js";
+import { puppeteerFigure } from "./puppeteer-figure.js";
 import { screenshotFigure } from "./screenshot-figure.js";
+import { throughputFigure } from "./throughput-figure.js";
 import { WsCaller } from "./ws-caller.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const REDIS_SERVER = "/usr/bin/redis-server";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 500);
+// A folder: the hub child writes a V8 CPU profile of the whole run there (open it in Chrome DevTools).
+const HUB_CPU_PROFILE_DIR = process.env.BENCH_HUB_CPU_PROF;
 
 async function startHub(cdpUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], {
+  const profiling = HUB_CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${HUB_CPU_PROFILE_DIR}`] : [];
+  const child = spawn(process.execPath, [...profiling, "dist/src/cli.js", "serve"], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", CDP_URL: cdpUrl, LOG_LEVEL: "warn", LOG_DIR: `${os.tmpdir()}/tabwire-bench-logs` },
     stdio: ["ignore", "pipe", "inherit"],
@@ -35,6 +47,28 @@ async function startHub(cdpUrl: string): Promise<{ child: ChildProcess; url: str
   return { child, url };
 }
 
+/** The figures in the order they run; each alternative library connects, measures and disconnects on its own. */
+function steps(context: BenchContext, hubUrl: string, hubPid: number): Array<[string, () => Promise<Figure | Figure[]>]> {
+  return [
+    ["evaluate vs raw CDP", () => evaluateFigure(context)],
+    ["evaluate vs puppeteer-core", () => puppeteerFigure(context)],
+    ["evaluate vs playwright-core", () => playwrightFigure(context)],
+    ["evaluate vs connect-per-command", () => connectPerCommandFigure(context)],
+    ["evaluate throughput", () => throughputFigure(context)],
+    ["screenshot", () => screenshotFigure(context)],
+    ["console", () => consoleFigures(context)],
+    ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
+    // Last on this hub: it leaves 1,000 agents' worth of pools behind.
+    ["load: 1,000 orchestrators and 1,000 idle agents", async () => asTableRows(await loadFigures(hubUrl, hubPid))],
+    ["cluster: a forwarded evaluate", () => (existsSync(REDIS_SERVER) ? clusterFigure(context, ROOT) : skipped("cluster", `${REDIS_SERVER} is missing (npm run setup installs it)`))],
+  ];
+}
+
+function skipped(what: string, why: string): Promise<Figure[]> {
+  process.stderr.write(`bench: ${what} figure skipped: ${why}\n`);
+  return Promise.resolve([]);
+}
+
 async function main(): Promise<void> {
   const chrome = await launchChrome(resolveChromePath(process.env.CHROME_PATH ?? null), []);
   let child: ChildProcess | undefined;
@@ -48,20 +82,22 @@ async function main(): Promise<void> {
     const opened = (await hub.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: "about:blank" } })) as {
       result: { target: string; tabId: string };
     };
-    const attached = (await raw.send({ method: "Target.attachToTarget", params: { targetId: opened.result.tabId, flatten: true } })) as {
+    const { target, tabId } = opened.result;
+    const attached = (await raw.send({ method: "Target.attachToTarget", params: { targetId: tabId, flatten: true } })) as {
       result: { sessionId: string };
     };
-    const context = { hub, raw, target: opened.result.target, sessionId: attached.result.sessionId, rounds: ROUNDS, calls: CALLS_PER_ROUND };
-    const figures = [
-      await evaluateFigure(context),
-      await screenshotFigure(context),
-      await consoleFigure(context),
-      ...(await agentFigures(context, started.url, ROOT)),
-    ];
-    report(figures);
+    const context = { hub, raw, cdpUrl: chrome.wsUrl, target, tabId, sessionId: attached.result.sessionId, rounds: ROUNDS, calls: CALLS_PER_ROUND };
+    const figures: Figure[] = [];
+    for (const [what, step] of steps(context, started.url, child.pid as number)) {
+      const began = performance.now();
+      figures.push(...[await step()].flat());
+      process.stderr.write(`bench: ${what} measured in ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
+    }
+    const heading = report(figures);
+    await writeChart(figures, heading, chrome.wsUrl);
   } finally {
-    hub?.close();
-    raw?.close();
+    await hub?.close();
+    await raw?.close();
     if (child && child.exitCode === null) {
       const exited = new Promise((resolve) => child?.once("exit", resolve));
       child.kill("SIGTERM");
@@ -71,18 +107,37 @@ async function main(): Promise<void> {
   }
 }
 
-function report(figures: Figure[]): void {
-  const machine = `${os.cpus().length} cores, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`;
+function value(n: number, unit: string): string {
+  return Number.isFinite(n) ? `${n.toFixed(3)} ${unit}` : "-";
+}
+
+/** The ratio, or "-" for a figure that has no alternative (its goal, if any, is on its own value). */
+function ratio(figure: Figure): string {
+  return Number.isFinite(figure.alternative) ? `${figure.ratio.toFixed(2)}x` : "-";
+}
+
+function met(figure: Figure): string {
+  const isMet = isGoalMet(figure);
+  return isMet === null ? "-" : isMet ? "yes" : "no";
+}
+
+/** Prints the table, writes bench/results.json, and gives what the chart's heading needs. */
+function report(figures: Figure[]): { machine: string; date: string; rounds: number } {
+  const cpu = os.cpus()[0]?.model.trim() ?? "unknown CPU";
+  const machine = `${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`;
+  const date = new Date().toISOString();
   const lines = [
     `tabwire bench (${ROUNDS} rounds x ${CALLS_PER_ROUND} calls, medians; ${machine})`,
     "",
-    "| figure | tabwire | alternative | ratio | goal |",
-    "|---|---|---|---|---|",
-    ...figures.map((f) => `| ${f.name} | ${f.hub.toFixed(3)} ${f.unit} | ${f.alternative.toFixed(3)} ${f.unit} | ${f.ratio.toFixed(2)}x | ${f.goal} |`),
+    "| figure | tabwire | alternative | ratio | goal | met |",
+    "|---|---|---|---|---|---|",
+    ...figures.map((f) => `| ${f.name} | ${value(f.hub, f.unit)} | ${value(f.alternative, f.unit)} | ${ratio(f)} | ${f.goal} | ${met(f)} |`),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
+  const rows = figures.map((f) => ({ ...f, met: met(f) }));
   mkdirSync(new URL("../../bench/", import.meta.url), { recursive: true });
-  writeFileSync(new URL("../../bench/results.json", import.meta.url), `${JSON.stringify({ date: new Date().toISOString(), machine, rounds: ROUNDS, callsPerRound: CALLS_PER_ROUND, figures }, null, 2)}\n`);
+  writeFileSync(new URL("../../bench/results.json", import.meta.url), `${JSON.stringify({ date, machine, rounds: ROUNDS, callsPerRound: CALLS_PER_ROUND, figures: rows }, null, 2)}\n`);
+  return { machine, date, rounds: ROUNDS };
 }
 
 await main();

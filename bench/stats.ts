@@ -21,3 +21,17 @@ export async function timeSequential(count: number, call: () => Promise<unknown>
   }
   return times;
 }
+
+/** Runs `call` `count` times with `inFlight` calls outstanding at any moment and returns the calls per second. */
+export async function callsPerSecond(count: number, inFlight: number, call: () => Promise<unknown>): Promise<number> {
+  let started = 0;
+  const worker = async (): Promise<void> => {
+    while (started < count) {
+      started++;
+      await call();
+    }
+  };
+  const began = performance.now();
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return count / ((performance.now() - began) / 1000);
+}

@@ -49,8 +49,11 @@ export class WsCaller {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Closes the socket. */
-  close(): void {
+  /** Closes the socket and resolves once the closing handshake is over (or the socket was never open). */
+  close(): Promise<void> {
+    if (this.#ws.readyState === WebSocket.CLOSED) return Promise.resolve();
+    const closed = new Promise<void>((resolve) => this.#ws.once("close", () => resolve()));
     this.#ws.close();
+    return closed;
   }
 }

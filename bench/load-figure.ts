@@ -1,0 +1,194 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { TestAgent } from "../test/fixtures/wire-agent.js";
+import type { Figure } from "./figure.js";
+import { percentile } from "./stats.js";
+import { WsCaller } from "./ws-caller.js";
+
+/** One measured load figure: what, how much, in what unit. */
+export interface LoadFigure {
+  name: string;
+  value: number;
+  unit: string;
+}
+
+const CONNECTIONS = 1_000;
+const CALLS_PER_CONNECTION = 5;
+const IDLE_AGENTS = 1_000;
+// Sockets are opened this many at a time: the hub listens with Node's default backlog (511), and a burst past it
+// makes the kernel drop SYNs that are retried a second later, which would time TCP's retry, not the hub.
+const OPEN_BATCH = 100;
+const READY_TIMEOUT_MS = 30_000;
+const WARMUP_CONNECTIONS = 50;
+// RSS is read a few times, a little apart, and the median taken: one read can land mid-GC.
+const RSS_READS = 5;
+const RSS_READ_GAP_MS = 200;
+
+/** A process's resident memory in KB, from /proc (Linux). */
+export function rssKb(pid: number): number {
+  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return Number(match?.[1] ?? NaN);
+}
+
+/** How many file descriptors a process has open, from /proc (Linux). */
+export function openFds(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** The soft limit on open files of a process (its `ulimit -n`), from /proc (Linux). */
+export function openFileLimit(pid: number | "self"): number {
+  const match = /^Max open files\s+(\d+|unlimited)/m.exec(readFileSync(`/proc/${pid}/limits`, "utf8"));
+  return match?.[1] === "unlimited" ? Infinity : Number(match?.[1] ?? NaN);
+}
+
+/**
+ * Load on a running hub: 1,000 orchestrator connections open at once, each making 5 calls (every call must be
+ * answered), and 1,000 idle agents registered on the agent endpoint, with the hub's memory per connection.
+ */
+export async function loadFigures(hubUrl: string, hubPid: number): Promise<LoadFigure[]> {
+  checkFileLimits(hubPid);
+  await warmUp(hubUrl);
+  const rest = await steadyRssKb(hubPid);
+  const agents = await idleAgentFigures(hubUrl, hubPid, rest);
+  const orchestrators = await orchestratorFigures(hubUrl, hubPid);
+  return [{ name: "hub RSS at rest", value: rest / 1024, unit: "MB" }, ...agents, ...orchestrators];
+}
+
+// The issue's goal for the memory an idle agent connection costs the hub.
+const PER_IDLE_AGENT_GOAL_KB = 10;
+
+/**
+ * The load figures as rows of the bench table. They have no alternative to run against (alternative NaN, printed
+ * "-"): the memory per idle agent is checked against its absolute goal, the others are reported.
+ */
+export function asTableRows(load: readonly LoadFigure[]): Figure[] {
+  return load.map((figure) => {
+    const perAgent = figure.name.startsWith("hub memory per idle agent");
+    return {
+      name: figure.name,
+      label: figure.name,
+      hub: figure.value,
+      alternative: Number.NaN,
+      unit: figure.unit,
+      ratio: perAgent ? figure.value : Number.NaN,
+      goal: perAgent ? `<= ${PER_IDLE_AGENT_GOAL_KB}` : "(report)",
+    };
+  });
+}
+
+/** A few of each kind of connection first, so that "at rest" already counts the code and pools they bring in. */
+async function warmUp(hubUrl: string): Promise<void> {
+  const agents = await Promise.all(Array.from({ length: WARMUP_CONNECTIONS }, (_, i) => registerAgent(hubUrl, `load-warmup-${i}:tab`)));
+  await Promise.all(agents.map((agent) => agent.close()));
+  const callers = await Promise.all(Array.from({ length: WARMUP_CONNECTIONS }, () => WsCaller.open(`${hubUrl}/rpc`)));
+  await callFromAll(callers);
+  await Promise.all(callers.map((caller) => caller.close()));
+}
+
+/** Both ends hold one fd per connection, the hub also its logs, Chrome and listening sockets. */
+function checkFileLimits(hubPid: number): void {
+  const needed = Math.max(CONNECTIONS, IDLE_AGENTS) + 100;
+  const limits = { bench: openFileLimit("self"), hub: openFileLimit(hubPid) };
+  process.stdout.write(`open file limits (ulimit -n): bench ${limits.bench}, hub ${limits.hub}; ${needed} needed by each\n`);
+  for (const [who, limit] of Object.entries(limits)) {
+    if (limit < needed) throw new Error(`the ${who} may open only ${limit} files; raise it with "ulimit -n ${needed * 2}" before running`);
+  }
+}
+
+async function idleAgentFigures(hubUrl: string, hubPid: number, restKb: number): Promise<LoadFigure[]> {
+  const watcher = await WsCaller.open(`${hubUrl}/rpc`);
+  const agents: TestAgent[] = [];
+  try {
+    let ready = 0;
+    let onAllReady = (): void => {};
+    const allReady = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`only ${ready} of ${IDLE_AGENTS} agents ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+      onAllReady = () => (clearTimeout(timer), resolve());
+    });
+    watcher.onEvent((message) => {
+      const target = (message.params as { target?: string } | undefined)?.target ?? "";
+      if (message.method === "agent.ready" && target.startsWith("load-agent-") && ++ready === IDLE_AGENTS) onAllReady();
+    });
+    await watcher.send({ jsonrpc: "2.0", method: "events.subscribe", params: { topics: ["agents"] } });
+    const started = performance.now();
+    for (let i = 0; i < IDLE_AGENTS; i += OPEN_BATCH) {
+      const batch = Array.from({ length: Math.min(OPEN_BATCH, IDLE_AGENTS - i) }, (_, k) => registerAgent(hubUrl, `load-agent-${i + k}:tab`));
+      agents.push(...(await Promise.all(batch)));
+    }
+    await allReady;
+    const registeredMs = performance.now() - started;
+    const withAgents = await steadyRssKb(hubPid);
+    return [
+      { name: `${IDLE_AGENTS} agents connected, registered and ready (${OPEN_BATCH} at a time)`, value: registeredMs / 1000, unit: "s" },
+      { name: `hub RSS with ${IDLE_AGENTS} idle agents`, value: withAgents / 1024, unit: "MB" },
+      { name: "hub memory per idle agent (RSS with them minus at rest, / count)", value: (withAgents - restKb) / IDLE_AGENTS, unit: "KB" },
+    ];
+  } finally {
+    await Promise.all(agents.map((agent) => agent.close()));
+    await watcher.close();
+  }
+}
+
+async function registerAgent(hubUrl: string, clientId: string): Promise<TestAgent> {
+  const agent = await TestAgent.connect({ url: `${hubUrl}/agent`, clientId });
+  const ack = await agent.registration();
+  if (ack.status !== "accepted") throw new Error(`agent ${clientId} was not accepted: ${JSON.stringify(ack)}`);
+  agent.ready();
+  return agent;
+}
+
+async function orchestratorFigures(hubUrl: string, hubPid: number): Promise<LoadFigure[]> {
+  const before = await steadyRssKb(hubPid);
+  const callers: WsCaller[] = [];
+  try {
+    const opening = performance.now();
+    for (let i = 0; i < CONNECTIONS; i += OPEN_BATCH) {
+      callers.push(...(await Promise.all(Array.from({ length: Math.min(OPEN_BATCH, CONNECTIONS - i) }, () => WsCaller.open(`${hubUrl}/rpc`)))));
+    }
+    const openMs = performance.now() - opening;
+    const withConnections = await steadyRssKb(hubPid);
+    const calling = performance.now();
+    const { latencies, ok, failed } = await callFromAll(callers);
+    const callMs = performance.now() - calling;
+    const calls = CONNECTIONS * CALLS_PER_CONNECTION;
+    return [
+      { name: `${CONNECTIONS} orchestrator connections opened (${OPEN_BATCH} at a time)`, value: openMs / 1000, unit: "s" },
+      { name: "hub memory per idle orchestrator connection", value: (withConnections - before) / CONNECTIONS, unit: "KB" },
+      { name: `calls answered with a result, ${CONNECTIONS} connections x ${CALLS_PER_CONNECTION} (ping, tabs.list) at once`, value: ok, unit: `of ${calls}` },
+      { name: "those calls answered with an error or not at all (within 30 s)", value: failed, unit: `of ${calls}` },
+      { name: "those calls: p50 latency", value: percentile(latencies, 50), unit: "ms" },
+      { name: "those calls: p99 latency", value: percentile(latencies, 99), unit: "ms" },
+      { name: "those calls: throughput", value: calls / (callMs / 1000), unit: "calls/s" },
+    ];
+  } finally {
+    await Promise.all(callers.map((caller) => caller.close()));
+  }
+}
+
+/** Every caller makes its calls one after the other, all callers at once; latencies of the answered ones. */
+async function callFromAll(callers: readonly WsCaller[]): Promise<{ latencies: number[]; ok: number; failed: number }> {
+  const latencies: number[] = [];
+  let ok = 0;
+  let failed = 0;
+  await Promise.all(
+    callers.map(async (caller) => {
+      for (let i = 0; i < CALLS_PER_CONNECTION; i++) {
+        const method = i % 2 === 0 ? "ping" : "tabs.list";
+        const started = performance.now();
+        const answer = await caller.send({ jsonrpc: "2.0", method, params: {} }).catch(() => null);
+        if (answer !== null) latencies.push(performance.now() - started);
+        if (answer?.result === undefined) failed++;
+        else ok++;
+      }
+    }),
+  );
+  return { latencies, ok, failed };
+}
+
+async function steadyRssKb(pid: number): Promise<number> {
+  const reads: number[] = [];
+  for (let i = 0; i < RSS_READS; i++) {
+    if (i > 0) await new Promise((resolve) => setTimeout(resolve, RSS_READ_GAP_MS));
+    reads.push(rssKb(pid));
+  }
+  return percentile(reads, 50);
+}

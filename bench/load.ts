@@ -1,0 +1,94 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import os from "node:os";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { loadFigures } from "./load-figure.js";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+const HUB_START_TIMEOUT_MS = 30_000;
+const HUB_STOP_TIMEOUT_MS = 15_000;
+const MAX_STDERR_LINES = 1_000;
+
+/** A hub started as a child process (`node dist/src/cli.js serve`), with its own embedded Chromium. */
+export interface HubProcess {
+  url: string;
+  port: number;
+  pid: number;
+  /** Node's inspector of the hub process (loopback), when started with `inspect`; the soak reads the heap there. */
+  inspectorUrl: string | null;
+  child: ChildProcess;
+  /** What it wrote to stderr (its log at LOG_LEVEL=warn, Node's warnings), line by line, the newest MAX_STDERR_LINES. */
+  stderr: string[];
+  /** SIGTERM, and waits for it to exit (SIGKILL past a deadline). */
+  stop(): Promise<void>;
+}
+
+/** How to start a hub child: settings that override the defaults, and whether to open Node's inspector. */
+export interface HubProcessOptions {
+  env?: Record<string, string>;
+  inspect?: boolean;
+}
+
+/** Starts a hub child on a loopback port 0 with no tokens (loopback peers only). */
+export async function startHubProcess(options: HubProcessOptions = {}): Promise<HubProcess> {
+  const { env = {}, inspect = false } = options;
+  const child = spawn(process.execPath, [...(inspect ? ["--inspect=127.0.0.1:0"] : []), "dist/src/cli.js", "serve"], {
+    cwd: ROOT,
+    // Empty values win over a developer's .env: dotenv never overrides a variable that is set.
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HUB_TOKEN: "", HUB_TOKENS: "", AUTH_KEY: "", CDP_URL: "", LOG_LEVEL: "warn", LOG_DIR: `${os.tmpdir()}/tabwire-bench-logs`, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const stderr: string[] = [];
+  let partial = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split("\n");
+    partial = lines.pop() ?? "";
+    stderr.push(...lines);
+    stderr.splice(0, Math.max(0, stderr.length - MAX_STDERR_LINES));
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), HUB_STOP_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
+  };
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let seen = "";
+      const timer = setTimeout(() => reject(new Error(`the hub did not start within ${HUB_START_TIMEOUT_MS} ms`)), HUB_START_TIMEOUT_MS);
+      void exited.then(() => reject(new Error(`the hub exited at start-up (code ${child.exitCode})`)));
+      child.stdout?.on("data", (chunk: Buffer) => {
+        seen += chunk.toString();
+        const match = /listening on (ws:\/\/\S+)\/rpc/.exec(seen);
+        if (!match?.[1]) return;
+        clearTimeout(timer);
+        resolve(match[1]);
+      });
+    });
+    // Node prints the inspector's address before it runs the hub, so it is there once the hub listens.
+    const inspectorUrl = /Debugger listening on (ws:\/\/\S+)/.exec(stderr.join("\n"))?.[1] ?? null;
+    if (inspect && !inspectorUrl) throw new Error("the hub's inspector did not say where it listens");
+    return { url, port: Number(new URL(url).port), pid: child.pid ?? 0, inspectorUrl, child, stderr, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Starts a hub child process (with its embedded Chromium), prints the load figures as a table, and stops it. */
+async function main(): Promise<void> {
+  const hub = await startHubProcess();
+  try {
+    process.stdout.write(`tabwire load figures (${os.cpus().length} cores, Node ${process.version}; hub pid ${hub.pid} at ${hub.url})\n`);
+    const figures = await loadFigures(hub.url, hub.pid);
+    const lines = ["| figure | value | unit |", "|---|---|---|", ...figures.map((f) => `| ${f.name} | ${Number.isInteger(f.value) ? f.value : f.value.toFixed(2)} | ${f.unit} |`)];
+    process.stdout.write(`\n${lines.join("\n")}\n`);
+  } finally {
+    await hub.stop();
+  }
+  const printed = hub.stderr.filter((line) => line.trim() !== "");
+  if (printed.length > 0) process.stdout.write(`\nthe hub's stderr:\n${printed.join("\n")}\n`);
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

@@ -1,0 +1,397 @@
+import http from "node:http";
+import os from "node:os";
+import { pathToFileURL } from "node:url";
+import { TestAgent } from "../test/fixtures/wire-agent.js";
+import { openFds, rssKb } from "./load-figure.js";
+import { startHubProcess, type HubProcess } from "./load.js";
+import { percentile } from "./stats.js";
+import { WsCaller } from "./ws-caller.js";
+
+const CONSOLE_WAIT_MS = 10_000;
+// After the load stops, the hub's side of closed sockets and closing tabs get this long to go.
+const DRAIN_DEADLINE_MS = 10_000;
+const DRAIN_POLL_MS = 100;
+// What a hub with no tokens always says at start-up, and the hint Node adds after its first warning.
+const EXPECTED_STDERR = [
+  /no HUB_TOKEN or HUB_TOKENS set/,
+  /^\(Use `node --trace-warnings/,
+  /^Debugger (listening on|attached|ending on)/,
+  /^For help, see: https:\/\/nodejs.org\/en\/docs\/inspector/,
+  /^\s*$/,
+];
+const PAGE = `data:text/html,${encodeURIComponent("<title>soak</title><h1>Soak</h1><p>A page the soak drives.</p><button>Go</button><input value=x>")}`;
+
+/** The hub's state at one moment: its process, its tabs, and what its /metrics counts. */
+export interface HubState {
+  rssMb: number;
+  /** V8 heap in use right after a full GC (forced through the inspector). */
+  heapMb: number;
+  fds: number;
+  tabs: number;
+  connections: number;
+  cdpSessions: number;
+  inflight: number;
+}
+
+/** One row of the soak: the hub's state at the end of an interval and the calls answered during it. */
+export interface SoakSample extends HubState {
+  elapsedS: number;
+  calls: number;
+  callsPerSec: number;
+  errors: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+/** What a soak run did and saw. */
+export interface SoakReport {
+  /** Before the load, and after it stopped and drained. */
+  rest: HubState;
+  end: HubState;
+  samples: SoakSample[];
+  /** Calls sent, and answered (with a result or an error object). */
+  calls: number;
+  answered: number;
+  /** Failures by kind: error answers, unanswered calls, lost console messages, failed agent handshakes. */
+  errors: Record<string, number>;
+  /** Completed cycles of each workload. */
+  cycles: Record<string, number>;
+  p50Ms: number;
+  p99Ms: number;
+  /** The hub's stderr lines other than its start-up warning, each once, with how many times it came. */
+  hubWarnings: string[];
+}
+
+/** How long to soak and how often to sample. */
+export interface SoakOptions {
+  durationMs: number;
+  sampleEveryMs: number;
+  /** Told each sample as it is taken. */
+  onSample?: (sample: SoakSample) => void;
+}
+
+/** Counts calls, their latencies (overall and per interval) and failures. */
+class Tally {
+  calls = 0;
+  answered = 0;
+  errors = new Map<string, number>();
+  cycles = new Map<string, number>();
+  latencies: number[] = [];
+  interval: number[] = [];
+  intervalErrors = 0;
+
+  fail(kind: string): void {
+    this.errors.set(kind, (this.errors.get(kind) ?? 0) + 1);
+    this.intervalErrors++;
+  }
+
+  cycle(workload: string): void {
+    this.cycles.set(workload, (this.cycles.get(workload) ?? 0) + 1);
+  }
+
+  /** Sends one call and records it: its latency if answered, its error by method and code, or that it got no answer. */
+  async call(caller: WsCaller, method: string, params: object = {}): Promise<Record<string, unknown> | undefined> {
+    this.calls++;
+    const started = performance.now();
+    let answer: Record<string, unknown>;
+    try {
+      answer = await caller.send({ jsonrpc: "2.0", method, params });
+    } catch (error) {
+      this.fail(`${method}: ${(error as Error).message.slice(0, 80)}`);
+      return undefined;
+    }
+    this.answered++;
+    const ms = performance.now() - started;
+    this.latencies.push(ms);
+    this.interval.push(ms);
+    const error = answer.error as { code?: number; message?: string } | undefined;
+    if (error === undefined) return answer.result as Record<string, unknown>;
+    this.fail(`${method}: ${error.code} ${String(error.message).slice(0, 80)}`);
+    return undefined;
+  }
+}
+
+/** Reads the hub's state: tabs.list on an idle connection of its own, /metrics, /proc, and the heap through the inspector. */
+export class HubProbe {
+  #hub: HubProcess;
+  #rpc: WsCaller;
+  #inspector: WsCaller;
+
+  private constructor(hub: HubProcess, rpc: WsCaller, inspector: WsCaller) {
+    this.#hub = hub;
+    this.#rpc = rpc;
+    this.#inspector = inspector;
+  }
+
+  /** Connects to a hub started with `inspect`. */
+  static async open(hub: HubProcess): Promise<HubProbe> {
+    if (!hub.inspectorUrl) throw new Error("start the hub with inspect: true to read its heap");
+    return new HubProbe(hub, await WsCaller.open(`${hub.url}/rpc`), await WsCaller.open(hub.inspectorUrl));
+  }
+
+  /** The hub's state now; forces a full GC in the hub to read its live heap. */
+  async state(): Promise<HubState> {
+    const listed = await this.#rpc.send({ jsonrpc: "2.0", method: "tabs.list", params: {} });
+    const tabs = ((listed.result as { tabs?: unknown[] } | undefined)?.tabs ?? []).length;
+    const metrics = await scrapeMetrics(this.#hub.port);
+    await this.#inspector.send({ method: "HeapProfiler.collectGarbage" });
+    const usage = await this.#inspector.send({ method: "Runtime.getHeapUsage" });
+    const { pid } = this.#hub;
+    return {
+      rssMb: rssKb(pid) / 1024,
+      heapMb: ((usage.result as { usedSize?: number } | undefined)?.usedSize ?? NaN) / 2 ** 20,
+      fds: openFds(pid),
+      tabs,
+      // The probe's own connection is not load.
+      connections: (metrics.get('tabwire_connections{kind="orchestrator"}') ?? 0) + (metrics.get('tabwire_connections{kind="agent"}') ?? 0) - 1,
+      cdpSessions: metrics.get("tabwire_cdp_sessions") ?? NaN,
+      inflight: metrics.get("tabwire_inflight_calls") ?? NaN,
+    };
+  }
+
+  /** The state once fds, tabs, connections and calls are back to `rest` (or the drain deadline passed). */
+  async drained(rest: HubState): Promise<HubState> {
+    const deadline = Date.now() + DRAIN_DEADLINE_MS;
+    for (;;) {
+      const state = await this.state();
+      const settled = state.fds <= rest.fds && state.tabs <= rest.tabs && state.connections <= rest.connections && state.inflight === 0;
+      if (settled || Date.now() > deadline) return state;
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    }
+  }
+
+  /** Closes both connections. */
+  async close(): Promise<void> {
+    await Promise.all([this.#rpc.close(), this.#inspector.close()]);
+  }
+}
+
+/** Drives a hub with a mix of work for `durationMs`, sampling it every `sampleEveryMs`; starts and stops its own hub. */
+export async function runSoak(options: SoakOptions): Promise<SoakReport> {
+  const hub = await startHubProcess({ inspect: true });
+  let probe: HubProbe | undefined;
+  try {
+    probe = await HubProbe.open(hub);
+    const rest = await probe.state();
+    const tally = new Tally();
+    const deadline = Date.now() + options.durationMs;
+    const running = (): boolean => Date.now() < deadline;
+    const loops = [
+      ...[1, 2].map((n) => orchestratorLoop(hub.url, tally, running, n)),
+      ...[1, 2].map(() => tabLoop(hub.url, tally, running)),
+      agentLoop(hub.url, tally, running),
+      connectionLoop(hub.url, tally, running),
+    ];
+    const samples = await sampleUntil(probe, tally, { ...options, deadline });
+    await Promise.all(loops);
+    const end = await probe.drained(rest);
+    return {
+      rest,
+      end,
+      samples,
+      calls: tally.calls,
+      answered: tally.answered,
+      errors: Object.fromEntries(tally.errors),
+      cycles: Object.fromEntries(tally.cycles),
+      p50Ms: percentile(tally.latencies, 50),
+      p99Ms: percentile(tally.latencies, 99),
+      hubWarnings: unexpected(hub.stderr),
+    };
+  } finally {
+    await probe?.close();
+    await hub.stop();
+  }
+}
+
+/** The lines of `stderr` other than the expected ones, each once, prefixed with their count. */
+function unexpected(stderr: readonly string[]): string[] {
+  const counts = new Map<string, number>();
+  for (const line of stderr) {
+    if (EXPECTED_STDERR.some((pattern) => pattern.test(line))) continue;
+    // Log lines start with a timestamp, Node's warnings with the pid: neither makes two lines differ.
+    const key = line.replace(/^\S+Z /, "").replace(/^\(node:\d+\) /, "").slice(0, 300);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts].map(([line, count]) => `${count} x ${line}`);
+}
+
+async function sampleUntil(probe: HubProbe, tally: Tally, options: SoakOptions & { deadline: number }): Promise<SoakSample[]> {
+  const samples: SoakSample[] = [];
+  const started = Date.now();
+  let last = started;
+  while (Date.now() < options.deadline) {
+    await new Promise((resolve) => setTimeout(resolve, Math.min(options.sampleEveryMs, options.deadline - Date.now())));
+    const now = Date.now();
+    const calls = tally.interval.length;
+    const sample: SoakSample = {
+      elapsedS: Math.round((now - started) / 1000),
+      ...(await probe.state()),
+      calls,
+      callsPerSec: calls / ((now - last) / 1000),
+      errors: tally.intervalErrors,
+      p50Ms: percentile(tally.interval, 50),
+      p99Ms: percentile(tally.interval, 99),
+    };
+    tally.interval = [];
+    tally.intervalErrors = 0;
+    last = now;
+    samples.push(sample);
+    options.onSample?.(sample);
+  }
+  return samples;
+}
+
+/** GET /metrics on a fresh socket (no keep-alive, which would hold an fd of the hub open between samples). */
+function scrapeMetrics(port: number): Promise<Map<string, number>> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: "127.0.0.1", port, path: "/metrics", agent: false, timeout: 10_000 }, (response) => {
+      let text = "";
+      response.setEncoding("utf8");
+      response.on("data", (chunk: string) => (text += chunk));
+      response.on("end", () => {
+        const values = new Map<string, number>();
+        for (const line of text.split("\n")) {
+          const match = /^(\S+) (\S+)$/.exec(line);
+          if (match?.[1] && match[2] && !line.startsWith("#")) values.set(match[1], Number(match[2]));
+        }
+        resolve(values);
+      });
+    });
+    request.on("timeout", () => request.destroy(new Error("GET /metrics took over 10 s")));
+    request.on("error", reject);
+  });
+}
+
+/** One long-lived connection and tab: evaluate, screenshot, snapshot, and a console subscription that sees a log. */
+async function orchestratorLoop(hubUrl: string, tally: Tally, running: () => boolean, n: number): Promise<void> {
+  const caller = await WsCaller.open(`${hubUrl}/rpc`);
+  const opened = await tally.call(caller, "tabs.open", { url: PAGE, clientId: `soak-${n}` });
+  const target = opened?.target as string | undefined;
+  try {
+    for (let i = 0; target && running(); i++) {
+      await tally.call(caller, "evaluate", { target, expression: "(a) => document.title + a", args: [i] });
+      await tally.call(caller, "screenshot", { target });
+      await tally.call(caller, "snapshot", { target });
+      await consoleRoundTrip(caller, tally, target, `soak-${n}-${i}`);
+      tally.cycle("orchestrator");
+    }
+  } finally {
+    if (target) await tally.call(caller, "tabs.close", { target });
+    await caller.close();
+  }
+}
+
+/** console.subscribe, a console.log in the page, its console.message, console.unsubscribe. */
+async function consoleRoundTrip(caller: WsCaller, tally: Tally, target: string, text: string): Promise<void> {
+  let stop = (): void => {};
+  const seen = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), CONSOLE_WAIT_MS);
+    const dispose = caller.onEvent((message) => {
+      const params = message.params as { text?: unknown } | undefined;
+      if (message.method === "console.message" && params?.text === text) resolve(true);
+    });
+    stop = () => {
+      clearTimeout(timer);
+      dispose();
+    };
+  });
+  const subscribed = await tally.call(caller, "console.subscribe", { target });
+  if (!subscribed) return stop();
+  await tally.call(caller, "evaluate", { target, expression: `console.log(${JSON.stringify(text)})` });
+  if (!(await seen)) tally.fail("console.message: not delivered within 10 s");
+  stop();
+  await tally.call(caller, "console.unsubscribe", { subscriptionId: subscribed.subscriptionId });
+}
+
+/** Tabs opened, used once and closed, on one connection. */
+async function tabLoop(hubUrl: string, tally: Tally, running: () => boolean): Promise<void> {
+  const caller = await WsCaller.open(`${hubUrl}/rpc`);
+  try {
+    while (running()) {
+      const opened = await tally.call(caller, "tabs.open", { url: PAGE });
+      if (!opened) continue;
+      await tally.call(caller, "evaluate", { target: opened.target, expression: "document.querySelectorAll('*').length" });
+      await tally.call(caller, "tabs.close", { target: opened.target });
+      tally.cycle("tabs");
+    }
+  } finally {
+    await caller.close();
+  }
+}
+
+/** An agent connects, registers, says ready, runs one task for an orchestrator, and disconnects. */
+async function agentLoop(hubUrl: string, tally: Tally, running: () => boolean): Promise<void> {
+  const caller = await WsCaller.open(`${hubUrl}/rpc`);
+  try {
+    for (let i = 0; running(); i++) {
+      const clientId = `soak-agent-${i}:tab`;
+      let agent: TestAgent | undefined;
+      try {
+        agent = await TestAgent.connect({ url: `${hubUrl}/agent`, clientId });
+        agent.onRequest("evaluate", () => ({ status: "success", output: "done", executionTime: 1, toolCalls: [], metadata: {} }));
+        if ((await agent.registration()).status !== "accepted") throw new Error("registration rejected");
+        agent.ready();
+        // The hub reads one socket's frames in order: once this call is answered, it has seen ready.
+        await agent.call("ping");
+      } catch (error) {
+        tally.fail(`agent handshake: ${(error as Error).message.slice(0, 80)}`);
+        agent?.terminate();
+        continue;
+      }
+      const result = await tally.call(caller, "agent.run", { target: clientId, input: `task ${i}` });
+      if (result && result.output !== "done") tally.fail("agent.run: wrong result");
+      await agent.close();
+      tally.cycle("agents");
+    }
+  } finally {
+    await caller.close();
+  }
+}
+
+/** Short-lived orchestrator connections: connect, ping, close. */
+async function connectionLoop(hubUrl: string, tally: Tally, running: () => boolean): Promise<void> {
+  while (running()) {
+    const caller = await WsCaller.open(`${hubUrl}/rpc`);
+    await tally.call(caller, "ping");
+    await caller.close();
+    tally.cycle("connections");
+  }
+}
+
+/** The summary table of a run, as Markdown. */
+export function soakTable(report: SoakReport): string {
+  const row = (label: string, s: HubState, calls = "", errors = "", p50 = "", p99 = ""): string =>
+    `| ${label} | ${s.rssMb.toFixed(1)} | ${s.heapMb.toFixed(1)} | ${s.fds} | ${s.tabs} | ${s.connections} | ${s.cdpSessions} | ${calls} | ${errors} | ${p50} | ${p99} |`;
+  const lines = [
+    "| at | hub RSS MB | heap after GC MB | fds | tabs | connections | CDP sessions | calls/s | errors | p50 ms | p99 ms |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
+    row("rest", report.rest),
+    ...report.samples.map((s) => row(`${s.elapsedS} s`, s, s.callsPerSec.toFixed(0), String(s.errors), s.p50Ms.toFixed(1), s.p99Ms.toFixed(1))),
+    row("drained", report.end),
+  ];
+  const errors = Object.entries(report.errors).map(([kind, count]) => `${count} x ${kind}`).join("; ") || "none";
+  return [
+    ...lines,
+    "",
+    `calls ${report.calls}, answered ${report.answered}, p50 ${report.p50Ms.toFixed(1)} ms, p99 ${report.p99Ms.toFixed(1)} ms; cycles ${JSON.stringify(report.cycles)}`,
+    `errors: ${errors}`,
+    `hub stderr: ${report.hubWarnings.join("; ") || "nothing unexpected"}`,
+  ].join("\n");
+}
+
+async function main(): Promise<void> {
+  const flag = process.argv.indexOf("--minutes");
+  const minutes = flag > 0 ? Number(process.argv[flag + 1]) : 60;
+  if (!(minutes > 0)) throw new Error("usage: node dist/bench/soak.js [--minutes N]");
+  const sampleEveryMs = Math.min(60_000, (minutes * 60_000) / 4);
+  process.stdout.write(`tabwire soak: ${minutes} min, a sample every ${sampleEveryMs / 1000} s (${os.cpus().length} cores, Node ${process.version})\n`);
+  const report = await runSoak({
+    durationMs: minutes * 60_000,
+    sampleEveryMs,
+    onSample: (s) => process.stdout.write(`${s.elapsedS} s: RSS ${s.rssMb.toFixed(1)} MB, heap ${s.heapMb.toFixed(1)} MB, ${s.fds} fds, ${s.tabs} tabs, ${s.callsPerSec.toFixed(0)} calls/s, ${s.errors} errors, p50 ${s.p50Ms.toFixed(1)} ms, p99 ${s.p99Ms.toFixed(1)} ms\n`),
+  });
+  process.stdout.write(`\n${soakTable(report)}\n`);
+  if (report.answered !== report.calls || Object.keys(report.errors).length > 0 || report.hubWarnings.length > 0) process.exitCode = 1;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();
