@@ -3,7 +3,9 @@ import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import type { Hub } from "../../src/hub.js";
+import { TestAgent } from "../fixtures/wire-agent.js";
 import { json, firstLineMatching, tabwire } from "../support/cli.js";
+import { collect } from "../support/collect.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { imageSize } from "../support/image-size.js";
 import type { TestRpcClient } from "../support/rpc-client.js";
@@ -44,6 +46,26 @@ describe("tabwire tabs / navigate / content / snapshot / screenshot / console / 
     expect(shot).to.include({ ok: true, path: file, width: size.width, height: size.height });
     expect(size.height).to.equal(height);
     expect(json((await tabwire(["tabs", "close", target], hub.url)).stdout)).to.deep.equal({ ok: true, closed: true });
+  });
+
+  it("agent run sends the task to the tab's agent and prints its result; tabs activate brings a tab to the front", async () => {
+    const { target } = await client.call<{ target: string }>("tabs.open", { clientId: "cli-agent" });
+    await client.call("events.subscribe", { topics: ["agents"] });
+    const ready = collect<{ target: string }>(client, "agent.ready", (all) => all.some((a) => a.target === target));
+    const agent = await TestAgent.connect({ url: `${hub.url}/agent`, clientId: target });
+    try {
+      expect(await agent.registration()).to.include({ status: "accepted" });
+      agent.onRequest("evaluate", (params) => ({ status: "success", output: `done: ${String((params as { input?: unknown }).input)}` }));
+      agent.ready();
+      await ready;
+      const ran = json((await tabwire(["agent", "run", "summarize", "the", "page", "--target", target], hub.url)).stdout);
+      expect(ran).to.deep.include({ ok: true, result: { status: "success", output: "done: summarize the page" } });
+      expect(json((await tabwire(["tabs", "activate", target], hub.url)).stdout)).to.include({ ok: true });
+    } finally {
+      await agent.close();
+      await client.call("events.subscribe", { topics: [] });
+      await client.call("tabs.close", { target });
+    }
   });
 
   it("console --follow prints messages as the page logs them", async () => {
