@@ -315,7 +315,7 @@ describe("security (real hubs, real Chromium)", function () {
   });
 
   describe("URL schemes", () => {
-    it("file:, chrome:, view-source: and javascript: URLs, in any case, are FORBIDDEN in tabs.open and navigate, over RPC and HTTP", async () => {
+    it("file:, chrome:, view-source: and javascript: URLs, in any case, are FORBIDDEN in tabs.open, navigate and agent.run, over RPC and HTTP", async () => {
       const client = await connect(guarded, { token: FULL });
       const tab = await openTab(client, "data:text/html,<title>stay</title>");
       try {
@@ -324,6 +324,7 @@ describe("security (real hubs, real Chromium)", function () {
         for (const url of urls) {
           expect((await rpcFailure(client.call("tabs.open", { url }))).code, `tabs.open ${url}`).to.equal(FORBIDDEN);
           expect((await rpcFailure(client.call("navigate", { target: tab.target, url }))).code, `navigate ${url}`).to.equal(FORBIDDEN);
+          expect((await rpcFailure(client.call("agent.run", { target: tab.target, input: "go", url }))).code, `agent.run ${url}`).to.equal(FORBIDDEN);
           const http = await request(guarded.port, "POST", "/tabs/open", { token: FULL, body: { clientId: "local", url } });
           expect([http.status, http.body.error?.code], `POST /tabs/open ${url}`).to.deep.equal([403, FORBIDDEN]);
         }
