@@ -22,14 +22,23 @@ const TOP = 92;
 const BOTTOM = 64;
 const PLOT_LEFT = 430;
 const PLOT_RIGHT = 960;
+const LIST_HEADING_HEIGHT = 40;
+const LIST_ROW_HEIGHT = 24;
+const LIST_VALUE_LEFT = 700;
 const MET = "#2e7d32";
 const MISSED = "#c62828";
 
-/** Draws the figures that have a goal as bars of ratio tabwire / alternative on a log scale, with each goal's region. */
+/**
+ * Draws the figures that have a goal on a ratio as bars of tabwire / alternative on a log scale, with each goal's
+ * region, and lists the others below: reported ratios, and figures of tabwire alone with their goal if they have one.
+ */
 export function chartSvg(figures: readonly Figure[], heading: ChartHeading): { svg: string; width: number; height: number } {
-  // Ratios only: a figure with no alternative (the load figures) has no bar to draw.
-  const rows = figures.filter((f) => goalBound(f.goal) !== null && Number.isFinite(f.alternative));
-  const height = TOP + rows.length * ROW_HEIGHT + BOTTOM;
+  const isBar = (f: Figure): boolean => goalBound(f.goal) !== null && Number.isFinite(f.alternative);
+  const rows = figures.filter(isBar);
+  const listed = figures.filter((f) => !isBar(f));
+  const plotBottom = TOP + rows.length * ROW_HEIGHT;
+  const listTop = plotBottom + BOTTOM + (listed.length > 0 ? LIST_HEADING_HEIGHT : 0);
+  const height = listTop + listed.length * LIST_ROW_HEIGHT + (listed.length > 0 ? LIST_ROW_HEIGHT : 0);
   const scale = logScale([1, ...rows.flatMap((f) => [f.ratio, goalBound(f.goal) ?? 1])]);
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="DejaVu Sans, sans-serif">`,
@@ -37,8 +46,10 @@ export function chartSvg(figures: readonly Figure[], heading: ChartHeading): { s
     text("tabwire against its alternatives: ratio tabwire / alternative, same Chromium, same run", { x: 24, y: 34, size: 19, weight: "bold" }),
     text(`median of ${heading.rounds} interleaved rounds; ${heading.machine}; ${heading.date}`, { x: 24, y: 58, size: 13, fill: "#555" }),
     text("bar: from parity (1x) to the ratio, green when the goal is met; shaded: where the goal is met", { x: 24, y: 78, size: 13, fill: "#555" }),
-    ...axis(scale, height),
+    ...axis(scale, plotBottom),
     ...rows.flatMap((figure, i) => row(figure, TOP + i * ROW_HEIGHT, scale)),
+    ...(listed.length > 0 ? [text("without a bar: reported ratios, and figures of tabwire alone (load on one hub)", { x: 24, y: listTop - 16, size: 15, weight: "bold" })] : []),
+    ...listed.flatMap((figure, i) => listRow(figure, listTop + i * LIST_ROW_HEIGHT)),
     "</svg>",
   ];
   return { svg: parts.join("\n"), width: WIDTH, height };
@@ -62,8 +73,7 @@ function logScale(values: readonly number[]): LogScale {
   return { ticks, x };
 }
 
-function axis(scale: LogScale, height: number): string[] {
-  const bottom = height - BOTTOM;
+function axis(scale: LogScale, bottom: number): string[] {
   return scale.ticks.flatMap((tick) => {
     const x = scale.x(tick).toFixed(1);
     const stroke = tick === 1 ? `stroke="#444" stroke-width="1.5"` : `stroke="#ddd"`;
@@ -94,6 +104,22 @@ function row(figure: Figure, top: number, scale: LogScale): string[] {
   ];
 }
 
+/** One line of text: the figure, its value (against its alternative), and its goal on that value when it has one. */
+function listRow(figure: Figure, top: number): string[] {
+  const y = top + LIST_ROW_HEIGHT - 6;
+  const hasAlternative = Number.isFinite(figure.alternative);
+  const shown = hasAlternative
+    ? `${formatValue(figure.hub)} vs ${formatValue(figure.alternative)} ${figure.unit} (${formatRatio(figure.ratio)}x)`
+    : `${formatValue(figure.hub)} ${figure.unit}`;
+  const met = isGoalMet(figure);
+  const goal = `goal ${figure.goal.replace("<=", "\u2264").replace(">=", "\u2265")}${hasAlternative ? "" : ` ${figure.unit}`}: ${met ? "met" : "missed"}`;
+  return [
+    text(figure.label, { x: 24, y, size: 13 }),
+    text(shown, { x: LIST_VALUE_LEFT, y, size: 13, weight: "bold" }),
+    ...(met === null ? [] : [text(goal, { x: PLOT_RIGHT + 16, y, size: 13, weight: "bold", fill: met ? MET : MISSED })]),
+  ];
+}
+
 interface TextStyle {
   x: number;
   y: number;
@@ -114,6 +140,7 @@ function formatRatio(value: number): string {
 }
 
 function formatValue(value: number): string {
+  if (Number.isInteger(value)) return String(value);
   return value >= 100 ? Math.round(value).toLocaleString("en-US") : value.toFixed(2);
 }
 
@@ -143,8 +170,11 @@ export async function writeChart(figures: readonly Figure[], heading: ChartHeadi
 
 /** Redraws bench/chart.png from bench/results.json with a Chromium of its own, without running the bench again. */
 async function redraw(): Promise<void> {
-  const results = JSON.parse(readFileSync(RESULTS_URL, "utf8")) as ChartHeading & { figures: Array<Figure & { label?: string }> };
-  const figures = results.figures.map((f) => ({ ...f, label: f.label ?? f.name }));
+  const results = JSON.parse(readFileSync(RESULTS_URL, "utf8")) as ChartHeading & {
+    figures: Array<Omit<Figure, "label" | "alternative" | "ratio"> & { label?: string; alternative: number | null; ratio: number | null }>;
+  };
+  // JSON has no NaN: a figure with no alternative was written with null there.
+  const figures = results.figures.map((f) => ({ ...f, label: f.label ?? f.name, alternative: f.alternative ?? Number.NaN, ratio: f.ratio ?? Number.NaN }));
   const chrome = await launchChrome(resolveChromePath(process.env.CHROME_PATH ?? null), []);
   try {
     await writeChart(figures, results, chrome.wsUrl);

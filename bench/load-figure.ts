@@ -11,9 +11,11 @@ export interface LoadFigure {
   unit: string;
 }
 
-const CONNECTIONS = 1_000;
+/** How many orchestrator connections, and how many idle agents, the load opens: BENCH_LOAD_CONNECTIONS, 1,000 by default. */
+export const LOAD_CONNECTIONS = loadConnections(process.env.BENCH_LOAD_CONNECTIONS);
+const CONNECTIONS = LOAD_CONNECTIONS;
 const CALLS_PER_CONNECTION = 5;
-const IDLE_AGENTS = 1_000;
+const IDLE_AGENTS = LOAD_CONNECTIONS;
 // Sockets are opened this many at a time: the hub listens with Node's default backlog (511), and a burst past it
 // makes the kernel drop SYNs that are retried a second later, which would time TCP's retry, not the hub.
 const OPEN_BATCH = 100;
@@ -22,6 +24,14 @@ const WARMUP_CONNECTIONS = 50;
 // RSS is read a few times, a little apart, and the median taken: one read can land mid-GC.
 const RSS_READS = 5;
 const RSS_READ_GAP_MS = 200;
+
+// Fewer connections make a quicker smoke run; the goals of the issue are stated for 1,000.
+function loadConnections(setting: string | undefined): number {
+  if (setting === undefined || setting === "") return 1_000;
+  const count = Number(setting);
+  if (!Number.isInteger(count) || count < 1) throw new Error(`BENCH_LOAD_CONNECTIONS must be a positive integer, not "${setting}"`);
+  return count;
+}
 
 /** A process's resident memory in KB, from /proc (Linux). */
 export function rssKb(pid: number): number {
@@ -41,8 +51,8 @@ export function openFileLimit(pid: number | "self"): number {
 }
 
 /**
- * Load on a running hub: 1,000 orchestrator connections open at once, each making 5 calls (every call must be
- * answered), and 1,000 idle agents registered on the agent endpoint, with the hub's memory per connection.
+ * Load on a running hub: LOAD_CONNECTIONS orchestrator connections open at once, each making 5 calls (every call must
+ * be answered), and as many idle agents registered on the agent endpoint, with the hub's memory per connection.
  */
 export async function loadFigures(hubUrl: string, hubPid: number): Promise<LoadFigure[]> {
   checkFileLimits(hubPid);

@@ -10,8 +10,8 @@ import { clusterFigure } from "./cluster-figure.js";
 import { connectPerCommandFigure } from "./connect-per-command-figure.js";
 import { consoleFigures } from "./console-figure.js";
 import { evaluateFigure } from "./evaluate-figure.js";
-import { isGoalMet, type Figure } from "./figure.js";
-import { asTableRows, loadFigures } from "./load-figure.js";
+import { goalBound, isGoalMet, type Figure } from "./figure.js";
+import { asTableRows, LOAD_CONNECTIONS, loadFigures } from "./load-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
 import { screenshotFigure } from "./screenshot-figure.js";
@@ -58,8 +58,8 @@ function steps(context: BenchContext, hubUrl: string, hubPid: number): Array<[st
     ["screenshot", () => screenshotFigure(context)],
     ["console", () => consoleFigures(context)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
-    // Last on this hub: it leaves 1,000 agents' worth of pools behind.
-    ["load: 1,000 orchestrators and 1,000 idle agents", async () => asTableRows(await loadFigures(hubUrl, hubPid))],
+    // Last on this hub: it leaves the pools of all its agents and connections behind.
+    [`load: ${LOAD_CONNECTIONS} orchestrators and ${LOAD_CONNECTIONS} idle agents`, async () => asTableRows(await loadFigures(hubUrl, hubPid))],
     ["cluster: a forwarded evaluate", () => (existsSync(REDIS_SERVER) ? clusterFigure(context, ROOT) : skipped("cluster", `${REDIS_SERVER} is missing (npm run setup installs it)`))],
   ];
 }
@@ -108,12 +108,18 @@ async function main(): Promise<void> {
 }
 
 function value(n: number, unit: string): string {
-  return Number.isFinite(n) ? `${n.toFixed(3)} ${unit}` : "-";
+  if (!Number.isFinite(n)) return "-";
+  return `${Number.isInteger(n) ? n : n.toFixed(3)} ${unit}`;
 }
 
 /** The ratio, or "-" for a figure that has no alternative (its goal, if any, is on its own value). */
 function ratio(figure: Figure): string {
   return Number.isFinite(figure.alternative) ? `${figure.ratio.toFixed(2)}x` : "-";
+}
+
+/** The goal; one on the figure's own value (no alternative, so no ratio) carries its unit, e.g. `<= 10 KB`. */
+function goal(figure: Figure): string {
+  return Number.isFinite(figure.alternative) || goalBound(figure.goal) === null ? figure.goal : `${figure.goal} ${figure.unit}`;
 }
 
 function met(figure: Figure): string {
@@ -127,16 +133,16 @@ function report(figures: Figure[]): { machine: string; date: string; rounds: num
   const machine = `${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`;
   const date = new Date().toISOString();
   const lines = [
-    `tabwire bench (${ROUNDS} rounds x ${CALLS_PER_ROUND} calls, medians; ${machine})`,
+    `tabwire bench (${ROUNDS} rounds x ${CALLS_PER_ROUND} calls, medians; load ${LOAD_CONNECTIONS} connections; ${machine})`,
     "",
     "| figure | tabwire | alternative | ratio | goal | met |",
     "|---|---|---|---|---|---|",
-    ...figures.map((f) => `| ${f.name} | ${value(f.hub, f.unit)} | ${value(f.alternative, f.unit)} | ${ratio(f)} | ${f.goal} | ${met(f)} |`),
+    ...figures.map((f) => `| ${f.name} | ${value(f.hub, f.unit)} | ${value(f.alternative, f.unit)} | ${ratio(f)} | ${goal(f)} | ${met(f)} |`),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   const rows = figures.map((f) => ({ ...f, met: met(f) }));
   mkdirSync(new URL("../../bench/", import.meta.url), { recursive: true });
-  writeFileSync(new URL("../../bench/results.json", import.meta.url), `${JSON.stringify({ date, machine, rounds: ROUNDS, callsPerRound: CALLS_PER_ROUND, figures: rows }, null, 2)}\n`);
+  writeFileSync(new URL("../../bench/results.json", import.meta.url), `${JSON.stringify({ date, machine, rounds: ROUNDS, callsPerRound: CALLS_PER_ROUND, loadConnections: LOAD_CONNECTIONS, figures: rows }, null, 2)}\n`);
   return { machine, date, rounds: ROUNDS };
 }
 
