@@ -32,9 +32,17 @@ export const MAX_CONSOLE_CHARS = 32_768;
 /** A message with every long string cut to MAX_CONSOLE_CHARS, so a page that logs megabytes costs the hub kilobytes. */
 export function capMessage(message: ConsoleMessage): ConsoleMessage {
   const long = (text: string | undefined): boolean => text !== undefined && text.length > MAX_CONSOLE_CHARS;
-  if (!long(message.text) && !long(message.stack) && !message.args.some((arg) => typeof arg.value === "string" && long(arg.value))) return message;
-  const capped: ConsoleMessage = { ...message, text: cut(message.text), args: message.args.map((arg) => (typeof arg.value === "string" ? { ...arg, value: cut(arg.value) } : arg)) };
+  const longArg = (arg: ConsoleArg): boolean => (typeof arg.value === "string" && long(arg.value)) || long(arg.description);
+  if (!long(message.text) && !long(message.stack) && !message.args.some(longArg)) return message;
+  const capped: ConsoleMessage = { ...message, text: cut(message.text), args: message.args.map((arg) => (longArg(arg) ? capArg(arg) : arg)) };
   if (message.stack !== undefined) capped.stack = cut(message.stack);
+  return capped;
+}
+
+function capArg(arg: ConsoleArg): ConsoleArg {
+  const capped = { ...arg };
+  if (typeof arg.value === "string") capped.value = cut(arg.value);
+  if (arg.description !== undefined) capped.description = cut(arg.description);
   return capped;
 }
 
@@ -47,7 +55,15 @@ export function messageBytes(message: ConsoleMessage): number {
 
 function cut(text: string): string {
   if (text.length <= MAX_CONSOLE_CHARS) return text;
-  return `${text.slice(0, MAX_CONSOLE_CHARS)}… [${text.length - MAX_CONSOLE_CHARS} more characters]`;
+  return ownCopy(`${text.slice(0, MAX_CONSOLE_CHARS)}… [${text.length - MAX_CONSOLE_CHARS} more characters]`);
+}
+
+/**
+ * `text` in memory of its own. V8 keeps a slice or a split piece of a string as a view into the whole: a 32 KB head of
+ * a 1 MB message would hold on to the megabyte for as long as the buffer keeps it.
+ */
+function ownCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 /** From Runtime.consoleAPICalled. */
@@ -66,7 +82,7 @@ export function fromConsoleCall(event: Protocol.Runtime.ConsoleAPICalledEvent): 
 export function fromException(event: Protocol.Runtime.ExceptionThrownEvent): ConsoleMessage {
   const details = event.exceptionDetails;
   const description = details.exception?.description ?? details.exception?.value ?? details.text;
-  const firstLine = String(description).split("\n", 1)[0] ?? "";
+  const firstLine = ownCopy(String(description).split("\n", 1)[0] ?? "");
   const message: ConsoleMessage = {
     level: "error",
     // As the DevTools console shows it: "Uncaught TypeError: kaput".

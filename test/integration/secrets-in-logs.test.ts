@@ -41,7 +41,7 @@ describe("security: secrets in logs (hub in a child process, LOG_LEVEL=debug)", 
       AUTH_KEY: s.authKey,
       AGENT_LEGACY_AUTH: "true",
       LOG_LEVEL: "debug",
-    }, dir);
+    }, { dir });
     try {
       const byHeader = await TestRpcClient.connect(hub.url, { token: s.full });
       const byQuery = await TestRpcClient.connect(hub.url, { path: `/rpc?token=${s.full}` });

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { WsCaller } from "../../bench/ws-caller.js";
 import { requireChromium } from "./test-hub.js";
 
 /** A hub in a child process (`tabwire serve`): its memory, log files and console output are its own to read. */
@@ -16,6 +17,11 @@ export interface ChildHub {
   output(): string;
   /** The hub process's resident set size now, in bytes. */
   rssBytes(): number;
+  /**
+   * The hub's V8 heap in use right after a full GC, in bytes: what it holds on to, whatever garbage the collector has
+   * not reached yet (RSS counts that too, and how much depends on the machine). Needs `inspect: true`.
+   */
+  liveHeapBytes(): Promise<number>;
   /** Stops the hub (SIGTERM, SIGKILL after 10 s) and removes its folder unless the caller gave it. */
   stop(): Promise<void>;
 }
@@ -24,13 +30,20 @@ const CLI = fileURLToPath(new URL("../../src/cli.js", import.meta.url));
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 
+/** Where the hub runs and whether Node's inspector is open (loopback) so that `liveHeapBytes` can force a GC. */
+export interface ChildHubOptions {
+  dir?: string;
+  inspect?: boolean;
+}
+
 /** Starts `tabwire serve` on a free port with `env` (LOG_LEVEL warn unless given), in `dir` or a folder of its own. */
-export async function startChildHub(env: Record<string, string>, dir?: string): Promise<ChildHub> {
+export async function startChildHub(env: Record<string, string>, options: ChildHubOptions = {}): Promise<ChildHub> {
+  const { dir, inspect = false } = options;
   requireChromium();
   const home = dir ?? (await mkdtemp(path.join(os.tmpdir(), "tabwire-child-")));
   const logDir = path.join(home, "logs");
   const base = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? home, ...(process.env.CHROME_PATH ? { CHROME_PATH: process.env.CHROME_PATH } : {}) };
-  const child = spawn(process.execPath, [CLI, "serve"], {
+  const child = spawn(process.execPath, [...(inspect ? ["--inspect=127.0.0.1:0"] : []), CLI, "serve"], {
     cwd: home,
     env: { ...base, PORT: "0", LOG_DIR: logDir, LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -44,7 +57,8 @@ export async function startChildHub(env: Record<string, string>, dir?: string): 
   };
   try {
     const url = await listeningUrl(child, () => output);
-    return { url, port: Number(new URL(url).port), logDir, output: () => output, rssBytes: () => residentBytes(child.pid as number), stop };
+    const liveHeapBytes = (): Promise<number> => heapAfterGc(output);
+    return { url, port: Number(new URL(url).port), logDir, output: () => output, rssBytes: () => residentBytes(child.pid as number), liveHeapBytes, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -79,4 +93,20 @@ async function stopChild(child: ChildProcess): Promise<void> {
 function residentBytes(pid: number): number {
   const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return Number(match?.[1] ?? NaN) * 1024;
+}
+
+/** Forces a full GC through the inspector whose address Node printed in `output`, then reads the heap in use. */
+async function heapAfterGc(output: string): Promise<number> {
+  const inspectorUrl = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1];
+  if (!inspectorUrl) throw new Error("start the hub with inspect: true to read its heap");
+  const inspector = await WsCaller.open(inspectorUrl);
+  try {
+    await inspector.send({ method: "HeapProfiler.collectGarbage" });
+    const usage = await inspector.send({ method: "Runtime.getHeapUsage" });
+    const used = (usage.result as { usedSize?: number } | undefined)?.usedSize;
+    if (typeof used !== "number") throw new Error(`the inspector did not say the heap size: ${JSON.stringify(usage)}`);
+    return used;
+  } finally {
+    await inspector.close();
+  }
 }
