@@ -69,6 +69,8 @@ export class RpcPeer<S> {
 
   // With the default binaryType every frame arrives as one Buffer; binary frames are read as UTF-8 JSON too.
   #onMessage(data: Buffer): void {
+    // A connection the hub has let go (closing, or dropped as a slow reader) gets no answers: its frames run nothing.
+    if (this.#closed.signal.aborted) return;
     const text = data.toString("utf8");
     const intercept = this.#options.intercept;
     if (!intercept) return this.#route(this.#options.router.handleFrame(text, this.state));
