@@ -106,10 +106,12 @@ function growth(before: Record<string, number>, after: Record<string, number>): 
  */
 async function settledFootprint(hub: Hub, baseline: Footprint): Promise<Footprint> {
   const deadline = Date.now() + SETTLE_DEADLINE_MS;
-  while (Object.keys(growth(baseline.handles, activeHandles())).length > 0 && Date.now() < deadline) {
+  for (;;) {
+    // Taken whole each time: a log write that starts while the footprint is read is in it, and goes by the next.
+    const now = await footprint(hub);
+    if (Object.keys(growth(baseline.handles, now.handles)).length === 0 || Date.now() >= deadline) return now;
     await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS));
   }
-  return footprint(hub);
 }
 
 /** Runs `cycle` `count` times over `workers` parallel loops; resolves with how many ran. */
