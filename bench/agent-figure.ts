@@ -35,7 +35,7 @@ export async function agentFigures(context: BenchContext, hubUrl: string, cwd: s
     const p99 = percentile(latencies, 99);
     return [
       { name: `routed agent calls per second (${IN_FLIGHT} in flight): hub / plain ws echo of the same frames`, label: "routed agent calls/s vs plain ws echo", unit: "calls/s", goal: ">= 0.4", ...routed },
-      { name: "routed agent call latency, sequential: p50 / p99", label: "agent call latency p99 / p50", hub: p50, alternative: p99, unit: "ms", ratio: p99 / p50, goal: "(report)" },
+      { name: "routed agent call latency, sequential: p50 / p99", label: "agent call latency, sequential: p50 vs p99", hub: p50, alternative: p99, unit: "ms", ratio: p99 / p50, goal: "(report)" },
     ];
   } finally {
     agent.close();
