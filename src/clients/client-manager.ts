@@ -50,14 +50,8 @@ export class ClientManager extends EventEmitter {
     });
     this.#defaultClientId = defaultClientId;
     browser.on("pageCreated", (page: PageInfo) => this.#announce(page));
-    browser.on("pageCrashed", (tabId: string) => {
-      this.#closed(tabId, "crashed");
-      this.#owners.delete(tabId);
-    });
-    browser.on("pageDestroyed", (tabId: string, reason: "closed" | "detached") => {
-      this.#closed(tabId, reason);
-      this.#owners.delete(tabId);
-    });
+    browser.on("pageCrashed", (tabId: string) => this.#closed(tabId, "crashed"));
+    browser.on("pageDestroyed", (tabId: string, reason: "closed" | "detached") => this.#closed(tabId, reason));
     browser.on("disconnected", () => this.#owners.clear());
   }
 
@@ -138,9 +132,11 @@ export class ClientManager extends EventEmitter {
     else this.emit("tabOpened", this.#entry(this.ownerOf(page.tabId), page));
   }
 
+  /** Announces a tab that went (with the owner it had), then forgets its owner. */
   #closed(tabId: string, reason: string): void {
     const page = this.#browser.page(tabId) ?? { tabId, url: "", title: "" };
     this.emit("tabClosed", this.#entry(this.ownerOf(tabId), page), reason);
+    this.#owners.delete(tabId);
   }
 
   #entry(clientId: string, page: PageInfo): TabEntry {

@@ -49,12 +49,12 @@ export function tokenFromRequest(request: IncomingMessage, url: URL): string | n
   return url.searchParams.get("token");
 }
 
-/** Whether a peer address is this machine. */
 /** True when a request names an Origin the operator did not list in ALLOWED_ORIGINS (no Origin: not a browser page). */
 export function isForeignOrigin(origin: string | undefined, allowedOrigins: ReadonlySet<string>): origin is string {
   return origin !== undefined && !allowedOrigins.has(origin);
 }
 
+/** Whether a peer address is this machine. */
 export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
