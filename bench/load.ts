@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { inspectorUrlIn } from "./live-heap.js";
 import { loadFigures } from "./load-figure.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -67,7 +68,7 @@ export async function startHubProcess(options: HubProcessOptions = {}): Promise<
       });
     });
     // Node prints the inspector's address before it runs the hub, so it is there once the hub listens.
-    const inspectorUrl = /Debugger listening on (ws:\/\/\S+)/.exec(stderr.join("\n"))?.[1] ?? null;
+    const inspectorUrl = inspectorUrlIn(stderr.join("\n"));
     if (inspect && !inspectorUrl) throw new Error("the hub's inspector did not say where it listens");
     return { url, port: Number(new URL(url).port), pid: child.pid ?? 0, inspectorUrl, child, stderr, stop };
   } catch (error) {

@@ -7,6 +7,7 @@ import http from "node:http";
 import os from "node:os";
 import { pathToFileURL } from "node:url";
 import { TestAgent } from "../test/fixtures/wire-agent.js";
+import { liveHeapBytes } from "./live-heap.js";
 import { openFds, rssKb } from "./load-figure.js";
 import { startHubProcess, type HubProcess } from "./load.js";
 import { percentile } from "./stats.js";
@@ -139,12 +140,11 @@ export class HubProbe {
     const listed = await this.#rpc.send({ jsonrpc: "2.0", method: "tabs.list", params: {} });
     const tabs = ((listed.result as { tabs?: unknown[] } | undefined)?.tabs ?? []).length;
     const metrics = await scrapeMetrics(this.#hub.port);
-    await this.#inspector.send({ method: "HeapProfiler.collectGarbage" });
-    const usage = await this.#inspector.send({ method: "Runtime.getHeapUsage" });
+    const heapBytes = await liveHeapBytes(this.#inspector);
     const { pid } = this.#hub;
     return {
       rssMb: rssKb(pid) / 1024,
-      heapMb: ((usage.result as { usedSize?: number } | undefined)?.usedSize ?? NaN) / 2 ** 20,
+      heapMb: heapBytes / 2 ** 20,
       fds: openFds(pid),
       tabs,
       // The probe's own connection is not load.

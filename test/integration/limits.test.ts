@@ -5,6 +5,7 @@ import { startChildHub, type ChildHub } from "../support/child-hub.js";
 import { collect } from "../support/collect.js";
 import { eventually } from "../support/eventually.js";
 import { startFixtureServer } from "../support/fixture-server.js";
+import { samplesOf } from "../support/metrics-text.js";
 import { TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connect, startTestHub } from "../support/test-hub.js";
@@ -240,7 +241,7 @@ describe("a client that stops reading (hub in a child process)", function () {
     const code = await closed;
     const growth = peak - rssBefore;
     // Every request the hub reads is counted in /metrics once it is answered or cancelled; the drop cancels the rest.
-    await eventually(async () => (await metricSum("tabwire_inflight_calls")) === 0, 5_000, "the dropped connection's calls to end");
+    await eventually(async () => (await inflightCalls()) === 0, 5_000, "the dropped connection's calls to end");
     const read = (await consoleListsRead()) - readBefore;
     process.stdout.write(
       `      (asked for ${(attempted / MiB).toFixed(0)} MiB without reading; the hub read ${read} of ${(attempted / answerBytes).toFixed(0)} requests; ` +
@@ -255,19 +256,17 @@ describe("a client that stops reading (hub in a child process)", function () {
   }
 
   /** How many console.list requests the hub has read so far (answered or cancelled, any outcome). */
-  function consoleListsRead(): Promise<number> {
-    return metricSum("tabwire_requests_total", 'method="console.list"');
+  async function consoleListsRead(): Promise<number> {
+    const read = samplesOf(await metricsText(), "tabwire_requests_total").filter((sample) => sample.labels.method === "console.list");
+    return read.reduce((sum, sample) => sum + sample.value, 0);
   }
 
-  /** The sum of the samples of `name` in the hub's /metrics whose labels contain `labels`. */
-  async function metricSum(name: string, labels = ""): Promise<number> {
-    const text = await (await fetch(`${hub.url.replace("ws:", "http:")}/metrics`)).text();
-    let sum = 0;
-    for (const line of text.split("\n")) {
-      const match = /^(\w+)(\{[^}]*\})? (\S+)$/.exec(line);
-      if (match?.[1] === name && (match[2] ?? "").includes(labels)) sum += Number(match[3]);
-    }
-    return sum;
+  async function inflightCalls(): Promise<number> {
+    return samplesOf(await metricsText(), "tabwire_inflight_calls")[0]?.value ?? NaN;
+  }
+
+  async function metricsText(): Promise<string> {
+    return (await fetch(`${hub.url.replace("ws:", "http:")}/metrics`)).text();
   }
 
   it("has its in-flight calls cancelled when the hub drops it: its spinning evaluation stops at once", async () => {

@@ -2,19 +2,18 @@ import { expect } from "chai";
 import { TabwireClient, TabwireError } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
+import { samplesOf } from "../support/metrics-text.js";
 import { startTestHub } from "../support/test-hub.js";
 
 const TOKEN = "metrics-token-1";
 
-/** The value of one sample line `name{labels} value` of the exposition, 0 when absent. */
+/** The value of the sample of `name` with exactly `labels`, 0 when absent. */
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
-  const line = text.split("\n").find((candidate) => {
-    if (!candidate.startsWith(`${name}{`) && !candidate.startsWith(`${name} `)) return false;
-    const inside = /\{(.*)\}/.exec(candidate)?.[1]?.split(",") ?? [];
-    return wanted.every((pair) => inside.includes(pair)) && inside.length === wanted.length;
-  });
-  return line === undefined ? 0 : Number(line.slice(line.lastIndexOf(" ") + 1));
+  const wanted = Object.entries(labels);
+  const found = samplesOf(text, name).find(
+    (candidate) => Object.keys(candidate.labels).length === wanted.length && wanted.every(([key, value]) => candidate.labels[key] === value),
+  );
+  return found?.value ?? 0;
 }
 
 describe("GET /metrics (Prometheus text, real hub and Chromium)", function () {

@@ -4,6 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { inspectorUrlIn, liveHeapBytes } from "../../bench/live-heap.js";
 import { WsCaller } from "../../bench/ws-caller.js";
 import { requireChromium } from "./test-hub.js";
 
@@ -97,15 +98,11 @@ function residentBytes(pid: number): number {
 
 /** Forces a full GC through the inspector whose address Node printed in `output`, then reads the heap in use. */
 async function heapAfterGc(output: string): Promise<number> {
-  const inspectorUrl = /Debugger listening on (ws:\/\/\S+)/.exec(output)?.[1];
+  const inspectorUrl = inspectorUrlIn(output);
   if (!inspectorUrl) throw new Error("start the hub with inspect: true to read its heap");
   const inspector = await WsCaller.open(inspectorUrl);
   try {
-    await inspector.send({ method: "HeapProfiler.collectGarbage" });
-    const usage = await inspector.send({ method: "Runtime.getHeapUsage" });
-    const used = (usage.result as { usedSize?: number } | undefined)?.usedSize;
-    if (typeof used !== "number") throw new Error(`the inspector did not say the heap size: ${JSON.stringify(usage)}`);
-    return used;
+    return await liveHeapBytes(inspector);
   } finally {
     await inspector.close();
   }
