@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { hubListening } from "./hub-listening.js";
 import { inspectorUrlIn } from "./live-heap.js";
 import { loadFigures } from "./load-figure.js";
 
@@ -55,18 +56,7 @@ export async function startHubProcess(options: HubProcessOptions = {}): Promise<
     clearTimeout(timer);
   };
   try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let seen = "";
-      const timer = setTimeout(() => reject(new Error(`the hub did not start within ${HUB_START_TIMEOUT_MS} ms`)), HUB_START_TIMEOUT_MS);
-      void exited.then(() => reject(new Error(`the hub exited at start-up (code ${child.exitCode})`)));
-      child.stdout?.on("data", (chunk: Buffer) => {
-        seen += chunk.toString();
-        const match = /listening on (ws:\/\/\S+)\/rpc/.exec(seen);
-        if (!match?.[1]) return;
-        clearTimeout(timer);
-        resolve(match[1]);
-      });
-    });
+    const url = await hubListening(child, HUB_START_TIMEOUT_MS);
     // Node prints the inspector's address before it runs the hub, so it is there once the hub listens.
     const inspectorUrl = inspectorUrlIn(stderr.join("\n"));
     if (inspect && !inspectorUrl) throw new Error("the hub's inspector did not say where it listens");

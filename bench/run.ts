@@ -11,6 +11,7 @@ import { connectPerCommandFigure } from "./connect-per-command-figure.js";
 import { consoleFigures } from "./console-figure.js";
 import { evaluateFigure } from "./evaluate-figure.js";
 import { goalBound, isGoalMet, type Figure } from "./figure.js";
+import { hubListening } from "./hub-listening.js";
 import { asTableRows, LOAD_CONNECTIONS, loadFigures } from "./load-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
@@ -32,18 +33,7 @@ async function startHub(cdpUrl: string): Promise<{ child: ChildProcess; url: str
     env: { ...process.env, PORT: "0", CDP_URL: cdpUrl, LOG_LEVEL: "warn", LOG_DIR: `${os.tmpdir()}/tabwire-bench-logs` },
     stdio: ["ignore", "pipe", "inherit"],
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = "";
-    const timer = setTimeout(() => reject(new Error("the hub did not start within 20 s")), 20_000);
-    child.stdout?.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening on (ws:\/\/\S+)\/rpc/.exec(seen);
-      if (match?.[1]) {
-        clearTimeout(timer);
-        resolve(match[1]);
-      }
-    });
-  });
+  const url = await hubListening(child, 20_000);
   return { child, url };
 }
 

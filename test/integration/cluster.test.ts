@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { hubListening } from "../../bench/hub-listening.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
 import { collect } from "../support/collect.js";
 import { eventually } from "../support/eventually.js";
@@ -46,18 +47,7 @@ async function startClusterHub(id: string, redisUrl: string): Promise<ClusterHub
   const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   child.stderr?.on("data", (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4_000)));
-  const url = await new Promise<string>((resolve, reject) => {
-    let seen = "";
-    const timer = setTimeout(() => reject(new Error(`hub ${id} did not start within ${START_TIMEOUT_MS} ms: ${log}`)), START_TIMEOUT_MS);
-    child.once("exit", (code) => reject(new Error(`hub ${id} exited with ${code}: ${log}`)));
-    child.stdout?.on("data", (chunk: Buffer) => {
-      seen += chunk.toString();
-      const match = /listening on (ws:\/\/\S+)\/rpc/.exec(seen);
-      if (!match?.[1]) return;
-      clearTimeout(timer);
-      resolve(match[1]);
-    });
-  });
+  const url = await hubListening(child, START_TIMEOUT_MS, () => `hub ${id}: ${log}`);
   return { id, url, child, tmp };
 }
 

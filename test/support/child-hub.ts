@@ -4,6 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { hubListening } from "../../bench/hub-listening.js";
 import { inspectorUrlIn, liveHeapBytes } from "../../bench/live-heap.js";
 import { WsCaller } from "../../bench/ws-caller.js";
 import { requireChromium } from "./test-hub.js";
@@ -57,29 +58,13 @@ export async function startChildHub(env: Record<string, string>, options: ChildH
     if (dir === undefined) await rm(home, { recursive: true, force: true });
   };
   try {
-    const url = await listeningUrl(child, () => output);
+    const url = await hubListening(child, START_TIMEOUT_MS, () => output);
     const liveHeapBytes = (): Promise<number> => heapAfterGc(output);
     return { url, port: Number(new URL(url).port), logDir, output: () => output, rssBytes: () => residentBytes(child.pid as number), liveHeapBytes, stop };
   } catch (error) {
     await stop();
     throw error;
   }
-}
-
-function listeningUrl(child: ChildProcess, output: () => string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the hub did not start within ${START_TIMEOUT_MS} ms: ${output()}`)), START_TIMEOUT_MS);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the hub exited with ${code}: ${output()}`));
-    });
-    child.stdout?.on("data", () => {
-      const match = /listening on (ws:\/\/\S+?)\/rpc/.exec(output());
-      if (!match?.[1]) return;
-      clearTimeout(timer);
-      resolve(match[1]);
-    });
-  });
 }
 
 async function stopChild(child: ChildProcess): Promise<void> {
