@@ -68,3 +68,17 @@ export async function answered(pending: Promise<Record<string, unknown>>): Promi
 export function evaluateViaHub(context: BenchContext, expression = "1+1"): Promise<Record<string, unknown>> {
   return answered(context.hub.send({ jsonrpc: "2.0", method: "evaluate", params: { target: context.target, expression } }));
 }
+
+/** Median evaluate("1+1") round trip through the hub against a library's in-process page.evaluate, which must give 2. */
+export function compareEvaluateWith(context: BenchContext, library: string, evaluate: () => Promise<unknown>): Promise<Compared> {
+  return compareLatency({
+    viaHub: () => evaluateViaHub(context),
+    viaAlternative: async () => {
+      const value = await evaluate();
+      if (value !== 2) throw new Error(`${library} evaluated 1+1 to ${JSON.stringify(value)}`);
+    },
+    warmupCalls: 200,
+    calls: context.calls,
+    rounds: context.rounds,
+  });
+}

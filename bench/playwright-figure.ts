@@ -1,5 +1,5 @@
 import { chromium } from "playwright-core";
-import { compareLatency, evaluateViaHub, type BenchContext } from "./compare.js";
+import { compareEvaluateWith, type BenchContext } from "./compare.js";
 import type { Figure } from "./figure.js";
 
 /** Median evaluate("1+1") through the hub against playwright-core's page.evaluate over connectOverCDP, same Chromium. */
@@ -9,17 +9,7 @@ export async function playwrightFigure(context: BenchContext): Promise<Figure> {
     const defaultContext = browser.contexts()[0];
     if (!defaultContext) throw new Error("playwright-core found no browser context over CDP");
     const page = await defaultContext.newPage();
-    const viaPlaywright = async (): Promise<void> => {
-      const value = await page.evaluate("1+1");
-      if (value !== 2) throw new Error(`playwright-core evaluated 1+1 to ${JSON.stringify(value)}`);
-    };
-    const result = await compareLatency({
-      viaHub: () => evaluateViaHub(context),
-      viaAlternative: viaPlaywright,
-      warmupCalls: 200,
-      calls: context.calls,
-      rounds: context.rounds,
-    });
+    const result = await compareEvaluateWith(context, "playwright-core", () => page.evaluate("1+1"));
     await page.close();
     return {
       name: 'evaluate("1+1") round trip: hub / playwright-core page.evaluate in-process (connectOverCDP, same Chromium)',

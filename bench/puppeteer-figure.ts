@@ -1,5 +1,5 @@
 import puppeteer from "puppeteer-core";
-import { compareLatency, evaluateViaHub, type BenchContext } from "./compare.js";
+import { compareEvaluateWith, type BenchContext } from "./compare.js";
 import type { Figure } from "./figure.js";
 
 /** Median evaluate("1+1") through the hub against puppeteer-core's page.evaluate on a fresh page of the same Chromium. */
@@ -7,17 +7,7 @@ export async function puppeteerFigure(context: BenchContext): Promise<Figure> {
   const browser = await puppeteer.connect({ browserWSEndpoint: context.cdpUrl, defaultViewport: null });
   try {
     const page = await browser.newPage();
-    const viaPuppeteer = async (): Promise<void> => {
-      const value = await page.evaluate("1+1");
-      if (value !== 2) throw new Error(`puppeteer-core evaluated 1+1 to ${JSON.stringify(value)}`);
-    };
-    const result = await compareLatency({
-      viaHub: () => evaluateViaHub(context),
-      viaAlternative: viaPuppeteer,
-      warmupCalls: 200,
-      calls: context.calls,
-      rounds: context.rounds,
-    });
+    const result = await compareEvaluateWith(context, "puppeteer-core", () => page.evaluate("1+1"));
     await page.close();
     return {
       name: 'evaluate("1+1") round trip: hub / puppeteer-core page.evaluate in-process (same Chromium)',
