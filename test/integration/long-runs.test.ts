@@ -245,7 +245,7 @@ describe("long runs: connections, tabs and subscriptions leave nothing behind (r
       const started = Date.now();
       await inParallel(SUBSCRIBE_CYCLES, 1, cycle);
       const elapsedMs = Date.now() - started;
-      const after = await footprint(hub);
+      const after = await settledFootprint(hub, before);
       report(`${SUBSCRIBE_CYCLES} subscribe/unsubscribe cycles on one connection`, before, after, elapsedMs);
       const listenerWarnings = warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"));
       expect(listenerWarnings.length, `listener warnings: ${listenerWarnings.join("; ")}`).to.equal(0);
