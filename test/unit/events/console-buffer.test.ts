@@ -42,6 +42,14 @@ describe("capMessage", () => {
     expect(capped.args[0]?.value).to.equal(cut);
   });
 
+  it("cuts a long object description (a function's source, say) and leaves the rest of the argument", () => {
+    const source = `function f() { ${"y".repeat(MAX_CONSOLE_CHARS)} }`;
+    const logged: ConsoleMessage = { ...message("f"), args: [{ type: "function", description: source }] };
+    const capped = capMessage(logged);
+    expect(capped.args[0]).to.deep.equal({ type: "function", description: `${source.slice(0, MAX_CONSOLE_CHARS)}… [${source.length - MAX_CONSOLE_CHARS} more characters]` });
+    expect(capped.text).to.equal("f");
+  });
+
   it("leaves a short message as it is", () => {
     const short = message("short");
     expect(capMessage(short)).to.equal(short);
