@@ -1,0 +1,81 @@
+import { closeSync, existsSync, fstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import path from "node:path";
+
+/**
+ * An append-only file of lines for the log written on every call (api.log): the lines of one turn of the event
+ * loop are written together, in one system call, once the turn's I/O is done (setImmediate), so a call pays for a
+ * string and an array push, not for a stream pipeline and a write each. Writes are synchronous, as pino's are: a
+ * write of a few KB to the page cache costs less than a round trip through libuv's thread pool, and nothing is held
+ * in memory past the turn. Past `maxBytes` the file rolls over like winston's tailable files: the newest lines are
+ * always in `name`, older ones in name1 ... name{maxFiles-1}.
+ */
+export class LogFile {
+  readonly filename: string;
+  #maxBytes: number;
+  #maxFiles: number;
+  #fd: number;
+  #size: number;
+  #pending: string[] = [];
+  #flushing: NodeJS.Immediate | null = null;
+  #onError: (error: Error) => void;
+  #failed = false;
+
+  /** Opens (appends to) `filename`; `onError` hears of the first write that fails (the lines of that turn are lost). */
+  constructor(filename: string, options: { maxBytes: number; maxFiles: number; onError: (error: Error) => void }) {
+    this.filename = filename;
+    this.#maxBytes = options.maxBytes;
+    this.#maxFiles = options.maxFiles;
+    this.#onError = options.onError;
+    this.#fd = openSync(filename, "a");
+    this.#size = fstatSync(this.#fd).size;
+  }
+
+  /** Queues one line (without its newline) for the end of this turn. */
+  write(line: string): void {
+    if (this.#fd < 0) return;
+    this.#pending.push(line);
+    this.#flushing ??= setImmediate(() => this.flush());
+  }
+
+  /** Writes what is queued now. */
+  flush(): void {
+    if (this.#flushing) clearImmediate(this.#flushing);
+    this.#flushing = null;
+    if (this.#pending.length === 0 || this.#fd < 0) return;
+    const text = `${this.#pending.join("\n")}\n`;
+    this.#pending = [];
+    try {
+      const bytes = Buffer.byteLength(text);
+      if (this.#size > 0 && this.#size + bytes > this.#maxBytes) this.#rollOver();
+      writeSync(this.#fd, text);
+      this.#size += bytes;
+      this.#failed = false;
+    } catch (error) {
+      if (!this.#failed) this.#onError(error as Error);
+      this.#failed = true;
+    }
+  }
+
+  /** Writes what is queued and closes the file; later lines are dropped. */
+  close(): void {
+    this.flush();
+    if (this.#fd < 0) return;
+    closeSync(this.#fd);
+    this.#fd = -1;
+  }
+
+  // name{n-2} -> name{n-1}, ..., name -> name1, then a new empty name.
+  #rollOver(): void {
+    closeSync(this.#fd);
+    this.#fd = -1;
+    const { dir, name, ext } = path.parse(this.filename);
+    const numbered = (n: number): string => (n === 0 ? this.filename : path.join(dir, `${name}${n}${ext}`));
+    try {
+      rmSync(numbered(this.#maxFiles - 1), { force: true });
+      for (let n = this.#maxFiles - 2; n >= 0; n--) if (existsSync(numbered(n))) renameSync(numbered(n), numbered(n + 1));
+    } finally {
+      this.#fd = openSync(this.filename, "a");
+      this.#size = fstatSync(this.#fd).size;
+    }
+  }
+}
