@@ -1,28 +1,40 @@
 import { HubError } from "./errors.js";
 
-/** The time a call may take, end to end: a deadline, what is left of it, and a signal that fires at it or on cancel. */
+/**
+ * The time a call may take, end to end: a deadline, what is left of it, and a signal that fires at it or on cancel.
+ * The connection's table of running calls cancels it directly (one AbortController per call, no listener on a
+ * parent signal: they are a measurable part of a short call's cost).
+ */
 export class Budget {
   readonly timeoutMs: number;
   readonly deadline: number;
   readonly signal: AbortSignal;
   #controller = new AbortController();
   #timer: NodeJS.Timeout;
-  #parent: AbortSignal | undefined;
   #deferred: (() => void)[] = [];
+  #onEnd: (() => void) | null = null;
   #disposed = false;
-  #onParentAbort = (): void => this.#controller.abort(this.#parent?.reason);
 
-  /** Starts a budget of `timeoutMs`; `parent` (a connection's or caller's signal) cancels it early. */
-  constructor(timeoutMs: number, parent?: AbortSignal) {
+  /** Starts a budget of `timeoutMs`. */
+  constructor(timeoutMs: number) {
     this.timeoutMs = timeoutMs;
     this.deadline = Date.now() + timeoutMs;
     this.signal = this.#controller.signal;
     this.#timer = setTimeout(() => {
-      this.#controller.abort(new HubError("TIMEOUT", `timed out after ${timeoutMs} ms`, { timeoutMs, terminated: false }));
+      this.#end(new HubError("TIMEOUT", `timed out after ${timeoutMs} ms`, { timeoutMs, terminated: false }));
     }, timeoutMs);
-    this.#parent = parent;
-    if (parent?.aborted) this.#onParentAbort();
-    else parent?.addEventListener("abort", this.#onParentAbort, { once: true });
+  }
+
+  /** Ends the budget early (the caller cancelled, or its connection went): the signal fires with `reason`. */
+  cancel(reason: Error): void {
+    this.#end(reason);
+  }
+
+  /** Runs `listener` once when the budget ends by deadline or cancel, unless disposed first (one listener: the router's). */
+  onEnd(listener: () => void): void {
+    if (this.#disposed) return;
+    if (this.signal.aborted) listener();
+    else this.#onEnd = listener;
   }
 
   /** Milliseconds left before the deadline (never negative). */
@@ -52,13 +64,21 @@ export class Budget {
     else this.#deferred.push(release);
   }
 
-  /** Stops the timer, lets go of the parent signal and runs what was deferred; call when the call is answered. */
+  /** Stops the timer and runs what was deferred; call when the call is answered. */
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
     clearTimeout(this.#timer);
-    this.#parent?.removeEventListener("abort", this.#onParentAbort);
+    this.#onEnd = null;
     for (const release of this.#deferred.splice(0)) release();
+  }
+
+  #end(reason: Error): void {
+    if (this.#controller.signal.aborted) return;
+    this.#controller.abort(reason);
+    const listener = this.#onEnd;
+    this.#onEnd = null;
+    listener?.();
   }
 }
 

@@ -1,9 +1,14 @@
 import type { JsonRpcId } from "./envelope.js";
 
+/** What a running call gives the table so that it can be cancelled (a call's Budget). */
+export interface Cancellable {
+  cancel(reason: Error): void;
+}
+
 /** The requests of one connection that are still running, by id, each cancellable. */
 export class InflightTable {
-  #byId = new Map<JsonRpcId, AbortController>();
-  #anonymous = new Set<AbortController>();
+  #byId = new Map<JsonRpcId, Cancellable>();
+  #anonymous = new Set<Cancellable>();
 
   /** How many requests and notifications are running. */
   get size(): number {
@@ -15,32 +20,28 @@ export class InflightTable {
     return this.#byId.has(id);
   }
 
-  /** Registers a running request (or, with no id, a notification); returns the controller and the disposer. */
-  add(id: JsonRpcId | undefined): { controller: AbortController; done: () => void } {
-    const controller = new AbortController();
+  /** Registers a running request (or, with no id, a notification); returns the disposer. */
+  add(id: JsonRpcId | undefined, call: Cancellable): () => void {
     if (id === undefined) {
-      this.#anonymous.add(controller);
-      return { controller, done: () => this.#anonymous.delete(controller) };
+      this.#anonymous.add(call);
+      return () => this.#anonymous.delete(call);
     }
-    this.#byId.set(id, controller);
-    return {
-      controller,
-      done: () => {
-        if (this.#byId.get(id) === controller) this.#byId.delete(id);
-      },
+    this.#byId.set(id, call);
+    return () => {
+      if (this.#byId.get(id) === call) this.#byId.delete(id);
     };
   }
 
   /** Cancels one running request; false when none with that id runs. */
   cancel(id: JsonRpcId, reason: Error): boolean {
-    const controller = this.#byId.get(id);
-    if (!controller) return false;
-    controller.abort(reason);
+    const call = this.#byId.get(id);
+    if (!call) return false;
+    call.cancel(reason);
     return true;
   }
 
   /** Cancels everything, e.g. when the connection closes. */
   cancelAll(reason: Error): void {
-    for (const controller of [...this.#byId.values(), ...this.#anonymous]) controller.abort(reason);
+    for (const call of [...this.#byId.values(), ...this.#anonymous]) call.cancel(reason);
   }
 }

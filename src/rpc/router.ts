@@ -125,9 +125,9 @@ export class Router<S> {
     if (item.id !== undefined && connection.inflight.has(item.id)) {
       return errorResponse(id, ErrorCode.INVALID_REQUEST, `Invalid Request: a request with id ${JSON.stringify(item.id)} is still in flight on this connection; use a new id`);
     }
-    const { controller, done } = connection.inflight.add(item.id);
+    const budget = new Budget(typeof params.timeoutMs === "number" ? params.timeoutMs : defaultTimeoutMs);
+    const done = connection.inflight.add(item.id, budget);
     this.#options.observer?.running(1);
-    const budget = new Budget(typeof params.timeoutMs === "number" ? params.timeoutMs : defaultTimeoutMs, controller.signal);
     const call: CallContext<S> = { services: this.#options.services, connection, budget, id: item.id };
     try {
       const request = { jsonrpc: "2.0" as const, id, method: item.method, params };
@@ -179,21 +179,16 @@ export class Router<S> {
 function answerWithin<T>(work: PromiseLike<T>, budget: Budget): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
-    const onAbort = (): void => {
+    budget.onEnd(() => {
       timer = setTimeout(() => reject(budget.signal.reason as Error), ANSWER_GRACE_MS);
-    };
-    budget.signal.addEventListener("abort", onAbort, { once: true });
-    const finish = (): void => {
-      clearTimeout(timer);
-      budget.signal.removeEventListener("abort", onAbort);
-    };
+    });
     work.then(
       (value) => {
-        finish();
+        clearTimeout(timer);
         resolve(value);
       },
       (error: unknown) => {
-        finish();
+        clearTimeout(timer);
         reject(error as Error);
       },
     );

@@ -1,26 +1,42 @@
 import { expect } from "chai";
-import { InflightTable } from "../../../src/rpc/inflight.js";
+import { InflightTable, type Cancellable } from "../../../src/rpc/inflight.js";
+
+function call(): Cancellable & { reason: Error | null } {
+  const entry = {
+    reason: null as Error | null,
+    cancel(reason: Error) {
+      entry.reason = reason;
+    },
+  };
+  return entry;
+}
 
 describe("rpc/inflight", () => {
   it("cancels one request by id and leaves the others running", () => {
     const table = new InflightTable();
-    const one = table.add(1);
-    const two = table.add("1");
-    expect(table.cancel(1, new Error("stop"))).to.equal(true);
-    expect(one.controller.signal.aborted).to.equal(true);
-    expect(two.controller.signal.aborted).to.equal(false);
-    expect(table.cancel(99, new Error("stop"))).to.equal(false);
+    const one = call();
+    const two = call();
+    table.add(1, one);
+    table.add("1", two);
+    const stop = new Error("stop");
+    expect(table.cancel(1, stop)).to.equal(true);
+    expect(one.reason).to.equal(stop);
+    expect(two.reason).to.equal(null);
+    expect(table.cancel(99, stop)).to.equal(false);
   });
 
   it("frees entries when done and cancels everything on close", () => {
     const table = new InflightTable();
-    const request = table.add(1);
-    const notification = table.add(undefined);
+    const request = call();
+    const notification = call();
+    const requestDone = table.add(1, request);
+    const notificationDone = table.add(undefined, notification);
     expect(table.size).to.equal(2);
     table.cancelAll(new Error("closed"));
-    expect(request.controller.signal.aborted && notification.controller.signal.aborted).to.equal(true);
-    request.done();
-    notification.done();
+    expect(request.reason?.message).to.equal("closed");
+    expect(notification.reason?.message).to.equal("closed");
+    requestDone();
+    notificationDone();
     expect(table.size).to.equal(0);
   });
 });
