@@ -2,27 +2,33 @@ import { closeSync, existsSync, fstatSync, openSync, renameSync, rmSync, writeSy
 import path from "node:path";
 
 /**
- * An append-only file of lines for the log written on every call (api.log): the lines of one turn of the event
- * loop are written together, in one system call, once the turn's I/O is done (setImmediate), so a call pays for a
- * string and an array push, not for a stream pipeline and a write each. Writes are synchronous, as pino's are: a
+ * An append-only file of lines for the log written on every call (api.log): the entries of one turn of the event
+ * loop are turned into lines and written together, in one system call, once the turn's I/O is done (setImmediate),
+ * so a call pays for an array push, not for a stream pipeline, a JSON.stringify and a write each, before it is
+ * answered. Writes are synchronous, as pino's are: a
  * write of a few KB to the page cache costs less than a round trip through libuv's thread pool, and nothing is held
  * in memory past the turn. Past `maxBytes` the file rolls over like winston's tailable files: the newest lines are
  * always in `name`, older ones in name1 ... name{maxFiles-1}.
  */
-export class LogFile {
+export class LogFile<T> {
   readonly filename: string;
   #maxBytes: number;
   #maxFiles: number;
   #fd: number;
   #size: number;
-  #pending: string[] = [];
+  #pending: T[] = [];
+  #format: (entry: T) => string;
   #flushing: NodeJS.Immediate | null = null;
   #onError: (error: Error) => void;
   #failed = false;
 
-  /** Opens (appends to) `filename`; `onError` hears of the first write that fails (the lines of that turn are lost). */
-  constructor(filename: string, options: { maxBytes: number; maxFiles: number; onError: (error: Error) => void }) {
+  /**
+   * Opens (appends to) `filename`; `format` makes an entry's line (without its newline); `onError` hears of the
+   * first write that fails (the lines of that turn are lost).
+   */
+  constructor(filename: string, options: { format: (entry: T) => string; maxBytes: number; maxFiles: number; onError: (error: Error) => void }) {
     this.filename = filename;
+    this.#format = options.format;
     this.#maxBytes = options.maxBytes;
     this.#maxFiles = options.maxFiles;
     this.#onError = options.onError;
@@ -30,10 +36,10 @@ export class LogFile {
     this.#size = fstatSync(this.#fd).size;
   }
 
-  /** Queues one line (without its newline) for the end of this turn. */
-  write(line: string): void {
+  /** Queues one entry for the end of this turn. */
+  write(entry: T): void {
     if (this.#fd < 0) return;
-    this.#pending.push(line);
+    this.#pending.push(entry);
     this.#flushing ??= setImmediate(() => this.flush());
   }
 
@@ -42,9 +48,10 @@ export class LogFile {
     if (this.#flushing) clearImmediate(this.#flushing);
     this.#flushing = null;
     if (this.#pending.length === 0 || this.#fd < 0) return;
-    const text = `${this.#pending.join("\n")}\n`;
+    const entries = this.#pending;
     this.#pending = [];
     try {
+      const text = `${entries.map(this.#format).join("\n")}\n`;
       const bytes = Buffer.byteLength(text);
       if (this.#size > 0 && this.#size + bytes > this.#maxBytes) this.#rollOver();
       writeSync(this.#fd, text);

@@ -13,13 +13,19 @@ function lines(file: string): string[] {
 }
 
 describe("LogFile", () => {
-  it("writes the lines of one turn together once the turn is over, appending to what the file had", async () => {
+  it("writes the entries of one turn together, as lines, once the turn is over, appending to what the file had", async () => {
     const file = path.join(freshDir(), "api.log");
     writeFileSync(file, "earlier\n");
-    const log = new LogFile(file, { maxBytes: 1024 * 1024, maxFiles: 3, onError: () => {} });
-    log.write("one");
-    log.write("two");
+    let formatted = 0;
+    const format = (entry: { n: string }): string => {
+      formatted++;
+      return entry.n;
+    };
+    const log = new LogFile(file, { maxBytes: 1024 * 1024, maxFiles: 3, format, onError: () => {} });
+    log.write({ n: "one" });
+    log.write({ n: "two" });
     expect(lines(file), "nothing written before the turn ends").to.deep.equal(["earlier"]);
+    expect(formatted, "no line made before the turn ends").to.equal(0);
     await new Promise((resolve) => setImmediate(resolve));
     expect(lines(file)).to.deep.equal(["earlier", "one", "two"]);
     log.close();
@@ -27,7 +33,7 @@ describe("LogFile", () => {
 
   it("loses no queued line on close, and writes nothing after it", () => {
     const file = path.join(freshDir(), "api.log");
-    const log = new LogFile(file, { maxBytes: 1024 * 1024, maxFiles: 3, onError: () => {} });
+    const log = new LogFile(file, { maxBytes: 1024 * 1024, maxFiles: 3, format: String, onError: () => {} });
     log.write("queued");
     log.close();
     log.write("late");
@@ -38,7 +44,7 @@ describe("LogFile", () => {
   it("rolls over past maxBytes: the newest lines in the file itself, older ones numbered, no more than maxFiles", () => {
     const dir = freshDir();
     const file = path.join(dir, "api.log");
-    const log = new LogFile(file, { maxBytes: 20, maxFiles: 3, onError: () => {} });
+    const log = new LogFile(file, { maxBytes: 20, maxFiles: 3, format: String, onError: () => {} });
     for (const line of ["line-0000", "line-0001", "line-0002", "line-0003", "line-0004", "line-0005", "line-0006", "line-0007"]) {
       log.write(line);
       log.flush();
@@ -52,7 +58,7 @@ describe("LogFile", () => {
 
   it("tells once of writes that fail (a full disk) and throws nothing at the caller", () => {
     const errors: Error[] = [];
-    const log = new LogFile("/dev/full", { maxBytes: 1024 * 1024, maxFiles: 2, onError: (error) => errors.push(error) });
+    const log = new LogFile("/dev/full", { maxBytes: 1024 * 1024, maxFiles: 2, format: String, onError: (error) => errors.push(error) });
     for (let turn = 0; turn < 3; turn++) {
       log.write(`line ${turn}`);
       log.flush();
