@@ -50,7 +50,8 @@ export class CdpConnection extends EventEmitter {
   /** Opens the browser-level socket; sends no Origin, as Chrome refuses unknown ones. */
   static connect(wsUrl: string, timeoutMs = CONNECT_TIMEOUT_MS): Promise<CdpConnection> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(wsUrl, { perMessageDeflate: false, maxPayload: 512 * 1024 * 1024, handshakeTimeout: timeoutMs });
+      // Chrome's frames are not checked for valid UTF-8 (JSON.parse reads them anyway): the peers' frames are.
+      const ws = new WebSocket(wsUrl, { perMessageDeflate: false, skipUTF8Validation: true, maxPayload: 512 * 1024 * 1024, handshakeTimeout: timeoutMs });
       const fail = (error: Error): void => {
         ws.removeAllListeners();
         ws.on("error", () => {});
