@@ -15,6 +15,7 @@ import { hubListening } from "./hub-listening.js";
 import { asTableRows, LOAD_CONNECTIONS, loadFigures } from "./load-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
+import { relayFloorFigures } from "./relay-floor-figure.js";
 import { screenshotFigure } from "./screenshot-figure.js";
 import { throughputFigure } from "./throughput-figure.js";
 import { WsCaller } from "./ws-caller.js";
@@ -45,6 +46,7 @@ function steps(context: BenchContext, hubUrl: string, hubPid: number): Array<[st
     ["evaluate vs playwright-core", () => playwrightFigure(context)],
     ["evaluate vs connect-per-command", () => connectPerCommandFigure(context)],
     ["evaluate throughput", () => throughputFigure(context)],
+    ["floor: a bare relay process", () => relayFloorFigures(context)],
     ["screenshot", () => screenshotFigure(context)],
     ["console", () => consoleFigures(context)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
