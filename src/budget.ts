@@ -1,40 +1,64 @@
 import { HubError } from "./errors.js";
 
 /**
- * The time a call may take, end to end: a deadline, what is left of it, and a signal that fires at it or on cancel.
- * The connection's table of running calls cancels it directly (one AbortController per call, no listener on a
- * parent signal: they are a measurable part of a short call's cost).
+ * The time a call may take, end to end: a deadline, what is left of it, and listeners told when it ends (deadline
+ * or cancel). The connection's table of running calls cancels it directly. Its AbortSignal is made only when a part
+ * of the call asks for one: an evaluate of a primitive and an agent call wait on `onEnd` alone, since an
+ * AbortController and its listeners are a measurable part of a short call's cost.
  */
 export class Budget {
   readonly timeoutMs: number;
   readonly deadline: number;
-  readonly signal: AbortSignal;
-  #controller = new AbortController();
+  #reason: Error | null = null;
+  #controller: AbortController | null = null;
   #timer: NodeJS.Timeout;
+  #listeners: (() => void)[] = [];
   #deferred: (() => void)[] = [];
-  #onEnd: (() => void) | null = null;
   #disposed = false;
 
   /** Starts a budget of `timeoutMs`. */
   constructor(timeoutMs: number) {
     this.timeoutMs = timeoutMs;
     this.deadline = Date.now() + timeoutMs;
-    this.signal = this.#controller.signal;
     this.#timer = setTimeout(() => {
       this.#end(new HubError("TIMEOUT", `timed out after ${timeoutMs} ms`, { timeoutMs, terminated: false }));
     }, timeoutMs);
   }
 
-  /** Ends the budget early (the caller cancelled, or its connection went): the signal fires with `reason`. */
+  /** A signal that fires when the budget ends, with the reason (made on first use). */
+  get signal(): AbortSignal {
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#reason) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Why the budget ended (TIMEOUT or the cancel's reason), or null while it runs. */
+  get reason(): Error | null {
+    return this.#reason;
+  }
+
+  /** Ends the budget early (the caller cancelled, or its connection went): listeners and the signal get `reason`. */
   cancel(reason: Error): void {
     this.#end(reason);
   }
 
-  /** Runs `listener` once when the budget ends by deadline or cancel, unless disposed first (one listener: the router's). */
-  onEnd(listener: () => void): void {
-    if (this.#disposed) return;
-    if (this.signal.aborted) listener();
-    else this.#onEnd = listener;
+  /**
+   * Calls `listener` once when the budget ends (at once if it has), unless it is disposed or the returned function
+   * is called first.
+   */
+  onEnd(listener: () => void): () => void {
+    if (this.#reason) {
+      listener();
+      return () => {};
+    }
+    if (this.#disposed) return () => {};
+    this.#listeners.push(listener);
+    return () => {
+      const index = this.#listeners.indexOf(listener);
+      if (index !== -1) this.#listeners.splice(index, 1);
+    };
   }
 
   /** Milliseconds left before the deadline (never negative). */
@@ -44,18 +68,30 @@ export class Budget {
 
   /** Whether the deadline has passed or the call was cancelled. */
   get isOver(): boolean {
-    return this.signal.aborted;
+    return this.#reason !== null;
   }
 
   /** Whether the budget ended because its time ran out (as opposed to a cancel). */
   get isTimedOut(): boolean {
-    const reason: unknown = this.signal.reason;
-    return reason instanceof HubError && reason.errorName === "TIMEOUT";
+    return this.#reason instanceof HubError && this.#reason.errorName === "TIMEOUT";
   }
 
   /** Resolves or rejects like `promise`, or rejects with the budget's reason when it ends first. */
   race<T>(promise: Promise<T>): Promise<T> {
-    return raceSignal(promise, this.signal);
+    if (this.#reason) return Promise.reject(this.#reason);
+    return new Promise<T>((resolve, reject) => {
+      const stop = this.onEnd(() => reject(this.#reason as Error));
+      promise.then(
+        (value) => {
+          stop();
+          resolve(value);
+        },
+        (error: unknown) => {
+          stop();
+          reject(error as Error);
+        },
+      );
+    });
   }
 
   /** Runs `release` when the call is answered (at once if it already was): what the call holds lives as long as it. */
@@ -64,21 +100,22 @@ export class Budget {
     else this.#deferred.push(release);
   }
 
-  /** Stops the timer and runs what was deferred; call when the call is answered. */
+  /** Stops the timer, forgets the listeners and runs what was deferred; call when the call is answered. */
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
     clearTimeout(this.#timer);
-    this.#onEnd = null;
+    this.#listeners = [];
     for (const release of this.#deferred.splice(0)) release();
   }
 
   #end(reason: Error): void {
-    if (this.#controller.signal.aborted) return;
-    this.#controller.abort(reason);
-    const listener = this.#onEnd;
-    this.#onEnd = null;
-    listener?.();
+    if (this.#reason) return;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
+    const listeners = this.#listeners;
+    this.#listeners = [];
+    for (const listener of listeners) listener();
   }
 }
 

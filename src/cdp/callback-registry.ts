@@ -3,8 +3,16 @@ import { HubError } from "../errors.js";
 /** How long an internal CDP command without a caller's budget may take. */
 export const CDP_COMMAND_TIMEOUT_MS = 10_000;
 
-/** What a command waits on: the caller's signal (its budget) or, without one, the default deadline. */
+/** What ends a call without an AbortSignal of its own (a Budget): its reason once over, and a listener for that. */
+export interface Deadline {
+  readonly reason: Error | null;
+  onEnd(listener: () => void): () => void;
+}
+
+/** What a command waits on: the caller's budget or signal or, without either, the default deadline. */
 export interface CommandOptions {
+  /** The call's budget, when the command is bounded by it alone (cheaper than its signal). */
+  budget?: Deadline;
   signal?: AbortSignal;
   timeoutMs?: number;
 }
@@ -13,8 +21,8 @@ interface Pending {
   method: string;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
-  signal: AbortSignal | undefined;
-  onAbort: () => void;
+  /** Stops waiting on the budget or signal. */
+  unwatch: () => void;
   timer: NodeJS.Timeout | undefined;
 }
 
@@ -44,13 +52,18 @@ export class CallbackRegistry {
   /** Registers command `id` and returns the promise of its result. */
   create(id: number, method: string, options: CommandOptions): Promise<unknown> {
     return new Promise((resolve, reject) => {
-      const entry: Pending = { method, resolve, reject, signal: options.signal, onAbort: () => {}, timer: undefined };
-      entry.onAbort = () => this.#settle(id, entry, () => reject(options.signal?.reason as Error));
-      if (options.signal) {
-        if (options.signal.aborted) return reject(options.signal.reason as Error);
-        options.signal.addEventListener("abort", entry.onAbort, { once: true });
+      const { budget, signal } = options;
+      const entry: Pending = { method, resolve, reject, unwatch: () => {}, timer: undefined };
+      if (budget) {
+        if (budget.reason) return reject(budget.reason);
+        entry.unwatch = budget.onEnd(() => this.#settle(id, entry, () => reject(budget.reason as Error)));
+      } else if (signal) {
+        if (signal.aborted) return reject(signal.reason as Error);
+        const onAbort = (): void => this.#settle(id, entry, () => reject(signal.reason as Error));
+        signal.addEventListener("abort", onAbort, { once: true });
+        entry.unwatch = () => signal.removeEventListener("abort", onAbort);
       }
-      if (!options.signal || options.timeoutMs !== undefined) {
+      if ((!budget && !signal) || options.timeoutMs !== undefined) {
         const timeoutMs = options.timeoutMs ?? CDP_COMMAND_TIMEOUT_MS;
         entry.timer = setTimeout(() => {
           this.#settle(id, entry, () =>
@@ -83,7 +96,7 @@ export class CallbackRegistry {
     if (this.#pending.get(id) !== entry) return;
     this.#pending.delete(id);
     if (entry.timer) clearTimeout(entry.timer);
-    entry.signal?.removeEventListener("abort", entry.onAbort);
+    entry.unwatch();
     finish();
   }
 }

@@ -80,6 +80,7 @@ export class CdpConnection extends EventEmitter {
   rawSend(method: string, params: unknown, options: CommandOptions, sessionId: string | undefined): Promise<unknown> {
     if (this.#closed) return Promise.reject(unavailable());
     if (options.signal?.aborted) return Promise.reject(options.signal.reason as Error);
+    if (options.budget?.reason) return Promise.reject(options.budget.reason);
     const id = this.#nextId++;
     const registry = sessionId === undefined ? this.#callbacks : this.#sessions.get(sessionId)?.callbacks;
     if (!registry) return Promise.reject(new HubError("TARGET_CLOSED", "the tab's CDP session has closed"));

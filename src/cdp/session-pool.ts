@@ -1,5 +1,5 @@
 import { EventEmitter } from "node:events";
-import { raceSignal, type Budget } from "../budget.js";
+import type { Budget } from "../budget.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import type { Browser } from "./browser.js";
@@ -55,7 +55,7 @@ export class SessionPool extends EventEmitter {
     for (;;) {
       const ready = this.#ready.get(tabId);
       if (ready && !ready.cdp.isClosed) return this.#holdFor(ready, budget);
-      const tab = await raceSignal(this.#attachOnce(tabId), budget.signal);
+      const tab = await budget.race(this.#attachOnce(tabId));
       // Another attach finishing in the same tick may have recycled it before this caller could hold it.
       if (!tab.cdp.isClosed) return this.#holdFor(tab, budget);
     }

@@ -33,12 +33,12 @@ export class AgentCalls {
   /** Sends a request to the agent and resolves with its result, or rejects with AGENT_ERROR, the budget's reason, or AGENT_UNAVAILABLE. */
   call(method: string, params: object, budget: Budget): Promise<unknown> {
     if (this.#gone) return Promise.reject(this.#gone);
-    if (budget.signal.aborted) return Promise.reject(budget.signal.reason as Error);
+    if (budget.reason) return Promise.reject(budget.reason);
     const id = `${this.#prefix}-${++this.#next}`;
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => this.#settle(id, () => reject(budget.signal.reason as Error));
-      budget.signal.addEventListener("abort", onAbort, { once: true });
-      this.#pending.set(id, { resolve, reject, dispose: () => budget.signal.removeEventListener("abort", onAbort) });
+      const pending: PendingCall = { resolve, reject, dispose: () => {} };
+      this.#pending.set(id, pending);
+      pending.dispose = budget.onEnd(() => this.#settle(id, () => reject(budget.reason as Error)));
       this.#send({ jsonrpc: "2.0", id, method, params });
     });
   }

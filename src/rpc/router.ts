@@ -179,16 +179,20 @@ export class Router<S> {
 function answerWithin<T>(work: PromiseLike<T>, budget: Budget): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let timer: NodeJS.Timeout | undefined;
-    budget.onEnd(() => {
-      timer = setTimeout(() => reject(budget.signal.reason as Error), ANSWER_GRACE_MS);
+    const unwatch = budget.onEnd(() => {
+      timer = setTimeout(() => reject(budget.reason as Error), ANSWER_GRACE_MS);
     });
+    const finish = (): void => {
+      unwatch();
+      clearTimeout(timer);
+    };
     work.then(
       (value) => {
-        clearTimeout(timer);
+        finish();
         resolve(value);
       },
       (error: unknown) => {
-        clearTimeout(timer);
+        finish();
         reject(error as Error);
       },
     );

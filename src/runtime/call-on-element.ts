@@ -28,7 +28,7 @@ interface Receiver {
 
 interface Scope {
   tab: TabSession;
-  signal: AbortSignal;
+  budget: Budget;
   objectGroup: string;
 }
 
@@ -46,7 +46,7 @@ const DECLARATION_COLUMN_OFFSET = 1;
 export function callOnElement(tab: TabSession, options: CallOnOptions, budget: Budget): Promise<EvaluateResult> {
   // A stale or unknown ref fails before anything runs in the page.
   const element = toResolvable(tab, options.element);
-  const scope: Scope = { tab, signal: budget.signal, objectGroup: nextObjectGroup() };
+  const scope: Scope = { tab, budget, objectGroup: nextObjectGroup() };
   return guardedCall(tab, budget, options.captureConsole, async () => {
     try {
       const receiver = element === null ? await globalObject(scope) : await resolveElement(scope, element);
@@ -81,7 +81,7 @@ function callDeclaration(scope: Scope, receiver: Receiver, options: CallOnOption
     objectGroup: scope.objectGroup,
   };
   return scope.tab
-    .send("Runtime.callFunctionOn", params, { signal: scope.signal })
+    .send("Runtime.callFunctionOn", params, { budget: scope.budget })
     .catch((error: unknown) => Promise.reject(asDeclarationError(error)));
 }
 
@@ -90,7 +90,7 @@ async function globalObject(scope: Scope): Promise<Receiver> {
   const { result } = await scope.tab.send(
     "Runtime.evaluate",
     { expression: "this", objectGroup: scope.objectGroup },
-    { signal: scope.signal },
+    { budget: scope.budget },
   );
   if (!result.objectId) throw new Error("Runtime.evaluate of the global object gave no object");
   return { objectId: result.objectId, isElement: false };
@@ -100,7 +100,7 @@ async function firstMatch(scope: Scope, selector: string): Promise<Receiver> {
   const { result, exceptionDetails } = await scope.tab.send(
     "Runtime.evaluate",
     { expression: `document.querySelector(${JSON.stringify(selector)})`, objectGroup: scope.objectGroup },
-    { signal: scope.signal },
+    { budget: scope.budget },
   );
   if (exceptionDetails) {
     const problem = { path: "/selector", message: "is not a valid CSS selector" };
@@ -116,14 +116,14 @@ async function connectedNode(scope: Scope, node: NodeTarget): Promise<Receiver> 
   const gone = (): HubError =>
     new HubError("NODE_NOT_FOUND", `${node.label} is no longer in the page (removed, or the page changed); take a new snapshot and use its refs`);
   const { object } = await scope.tab
-    .send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: scope.objectGroup }, { signal: scope.signal })
+    .send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: scope.objectGroup }, { budget: scope.budget })
     .catch((error: unknown) => Promise.reject(/No node with given id found|does not belong to the document/.test(String(error)) ? gone() : error));
   if (!object.objectId) throw gone();
   // A node that was removed but is still alive resolves; acting on it would silently do nothing.
   const connected = await scope.tab.send(
     "Runtime.callFunctionOn",
     { functionDeclaration: IS_CONNECTED, objectId: object.objectId, returnByValue: true },
-    { signal: scope.signal },
+    { budget: scope.budget },
   );
   if (connected.result.value !== true) throw gone();
   return { objectId: object.objectId, isElement: true };

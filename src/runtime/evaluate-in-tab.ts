@@ -34,12 +34,12 @@ export function evaluateInTab(tab: TabSession, options: EvaluateOptions, budget:
             objectGroup,
             ...(prepared.replMode ? { replMode: true } : {}),
           },
-          { signal: budget.signal },
+          { budget },
         )
         .catch((error: unknown) => Promise.reject(asSerializationError(error)));
       holdsObjects = response.result.objectId !== undefined || response.exceptionDetails !== undefined;
       if (response.exceptionDetails) throw exceptionToError(response.exceptionDetails, prepared.columnOffset);
-      const context = { tab, signal: budget.signal, objectGroup, awaitPromise: options.awaitPromise, args: options.args };
+      const context = { tab, budget, objectGroup, awaitPromise: options.awaitPromise, args: options.args };
       return applyMaxSize(await readResult(context, response.result), options.maxSize);
     } finally {
       if (holdsObjects) {

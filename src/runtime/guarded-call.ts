@@ -57,7 +57,7 @@ export async function guardedCall(
 }
 
 async function explainFailure(tab: TabSession, budget: Budget, error: unknown, stoppedMeanwhile: boolean): Promise<unknown> {
-  if (budget.isOver && error === budget.signal.reason) {
+  if (budget.isOver && error === budget.reason) {
     if (!budget.isTimedOut) {
       void stopRunaway(tab);
       return error;

@@ -1,5 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import { HubError } from "../errors.js";
+import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { exceptionToError } from "./exception.js";
 
@@ -14,10 +15,10 @@ export interface EvaluateResult {
   truncated?: true;
 }
 
-/** What reading a remote value needs: the tab, the call's signal, the object group to release, and options. */
+/** What reading a remote value needs: the tab, the call's budget, the object group to release, and options. */
 export interface ReadContext {
   tab: TabSession;
-  signal: AbortSignal;
+  budget: Budget;
   objectGroup: string;
   awaitPromise: boolean;
   args: readonly unknown[];
@@ -41,7 +42,7 @@ export async function readResult(context: ReadContext, remote: Protocol.Runtime.
       userGesture: true,
       objectGroup: context.objectGroup,
     },
-    { signal: context.signal },
+    { budget: context.budget },
   );
   if (called.exceptionDetails) throw exceptionToError(called.exceptionDetails, 0);
   return readValue(context, called.result);
@@ -75,7 +76,7 @@ async function fetchValue(context: ReadContext, objectId: string): Promise<unkno
     const byValue = await context.tab.send(
       "Runtime.callFunctionOn",
       { functionDeclaration: RETURN_THIS, objectId, returnByValue: true },
-      { signal: context.signal },
+      { budget: context.budget },
     );
     return byValue.result.value;
   } catch (error) {
