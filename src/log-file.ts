@@ -4,11 +4,10 @@ import path from "node:path";
 /**
  * An append-only file of lines for the log written on every call (api.log): the entries of one turn of the event
  * loop are turned into lines and written together, in one system call, once the turn's I/O is done (setImmediate),
- * so a call pays for an array push, not for a stream pipeline, a JSON.stringify and a write each, before it is
- * answered. Writes are synchronous, as pino's are: a
- * write of a few KB to the page cache costs less than a round trip through libuv's thread pool, and nothing is held
- * in memory past the turn. Past `maxBytes` the file rolls over like winston's tailable files: the newest lines are
- * always in `name`, older ones in name1 ... name{maxFiles-1}.
+ * so a call pays for an array push before it is answered, not for a stream pipeline, a JSON.stringify and a write.
+ * Writes are synchronous, as pino's are: a write of a few KB to the page cache costs less than a round trip through
+ * libuv's thread pool, and nothing is held in memory past the turn. Past `maxBytes` the file rolls over like
+ * winston's tailable files: the newest lines are always in `name`, older ones in name1 ... name{maxFiles-1}.
  */
 export class LogFile<T> {
   readonly filename: string;
