@@ -69,10 +69,10 @@ export async function startHubProcess(options: HubProcessOptions = {}): Promise<
 
 /** Starts a hub child process (with its embedded Chromium), prints the load figures as a table, and stops it. */
 async function main(): Promise<void> {
-  const hub = await startHubProcess();
+  const hub = await startHubProcess({ inspect: true });
   try {
     process.stdout.write(`tabwire load figures (${os.cpus().length} cores, Node ${process.version}; hub pid ${hub.pid} at ${hub.url})\n`);
-    const figures = await loadFigures(hub.url, hub.pid);
+    const figures = await loadFigures(hub.url, hub.pid, hub.inspectorUrl);
     const lines = ["| figure | value | unit |", "|---|---|---|", ...figures.map((f) => `| ${f.name} | ${Number.isInteger(f.value) ? f.value : f.value.toFixed(2)} | ${f.unit} |`)];
     process.stdout.write(`\n${lines.join("\n")}\n`);
   } finally {

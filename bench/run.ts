@@ -12,7 +12,8 @@ import { consoleFigures } from "./console-figure.js";
 import { evaluateFigure } from "./evaluate-figure.js";
 import { goalBound, isGoalMet, type Figure } from "./figure.js";
 import { hubListening } from "./hub-listening.js";
-import { asTableRows, LOAD_CONNECTIONS, loadFigures } from "./load-figure.js";
+import { startHubProcess } from "./load.js";
+import { asTableRows, LOAD_CONNECTIONS, loadFigures, type LoadFigure } from "./load-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
 import { relayFloorFigures } from "./relay-floor-figure.js";
@@ -38,8 +39,22 @@ async function startHub(cdpUrl: string): Promise<{ child: ChildProcess; url: str
   return { child, url };
 }
 
+/**
+ * The load figures on a hub started for them alone, on the same Chromium, with its inspector: memory per connection
+ * is then not hidden in heap that earlier figures grew and freed (on the bench's own hub it read 0.4-3 KB per agent),
+ * and each memory read comes after a forced GC.
+ */
+async function loadOnFreshHub(cdpUrl: string): Promise<LoadFigure[]> {
+  const hub = await startHubProcess({ inspect: true, env: { CDP_URL: cdpUrl } });
+  try {
+    return await loadFigures(hub.url, hub.pid, hub.inspectorUrl);
+  } finally {
+    await hub.stop();
+  }
+}
+
 /** The figures in the order they run; each alternative library connects, measures and disconnects on its own. */
-function steps(context: BenchContext, hubUrl: string, hubPid: number): Array<[string, () => Promise<Figure | Figure[]>]> {
+function steps(context: BenchContext, hubUrl: string): Array<[string, () => Promise<Figure | Figure[]>]> {
   return [
     ["evaluate vs raw CDP", () => evaluateFigure(context)],
     ["evaluate vs puppeteer-core", () => puppeteerFigure(context)],
@@ -50,8 +65,7 @@ function steps(context: BenchContext, hubUrl: string, hubPid: number): Array<[st
     ["screenshot", () => screenshotFigure(context)],
     ["console", () => consoleFigures(context)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
-    // Last on this hub: it leaves the pools of all its agents and connections behind.
-    [`load: ${LOAD_CONNECTIONS} orchestrators and ${LOAD_CONNECTIONS} idle agents`, async () => asTableRows(await loadFigures(hubUrl, hubPid))],
+    [`load: ${LOAD_CONNECTIONS} orchestrators and ${LOAD_CONNECTIONS} idle agents`, async () => asTableRows(await loadOnFreshHub(context.cdpUrl))],
     ["cluster: a forwarded evaluate", () => (existsSync(REDIS_SERVER) ? clusterFigure(context, ROOT) : skipped("cluster", `${REDIS_SERVER} is missing (npm run setup installs it)`))],
   ];
 }
@@ -80,7 +94,7 @@ async function main(): Promise<void> {
     };
     const context = { hub, raw, cdpUrl: chrome.wsUrl, target, tabId, sessionId: attached.result.sessionId, rounds: ROUNDS, calls: CALLS_PER_ROUND };
     const figures: Figure[] = [];
-    for (const [what, step] of steps(context, started.url, child.pid as number)) {
+    for (const [what, step] of steps(context, started.url)) {
       const began = performance.now();
       figures.push(...[await step()].flat());
       process.stderr.write(`bench: ${what} measured in ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
