@@ -1,6 +1,6 @@
-import { v4 as uuidv4 } from "uuid";
 import type { SessionPool } from "../cdp/session-pool.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import { newId } from "../ids.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { ConsoleLevel } from "../runtime/console-text.js";
 import { ConsoleBuffer } from "./console-buffer.js";
@@ -58,7 +58,7 @@ export class ConsoleStream {
   /** Starts streaming a tab's console to a connection; ends when it unsubscribes, closes, or the tab goes. */
   subscribe(connection: ConnectionState, options: SubscribeOptions): string {
     const subscription: Subscription = {
-      id: uuidv4(),
+      id: newId(),
       tabId: options.tabId,
       target: options.target,
       connection,

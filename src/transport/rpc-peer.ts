@@ -1,6 +1,6 @@
 import WebSocket from "ws";
-import { v4 as uuidv4 } from "uuid";
 import { HubError } from "../errors.js";
+import { newId } from "../ids.js";
 import { log } from "../log.js";
 import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
@@ -38,7 +38,7 @@ export class RpcPeer<S> {
     this.#out = new TickCork(ws);
     this.#options = options;
     this.state = {
-      id: uuidv4(),
+      id: newId(),
       scope: options.scope,
       peer: options.peer,
       inflight: new InflightTable(),
