@@ -20,7 +20,8 @@ interface AgentErrorObject {
  */
 export class AgentCalls {
   #send: (frame: object) => void;
-  #pending = new Map<string, PendingCall>();
+  // Made at the first call: most agents are never called by the hub.
+  #pending: Map<string, PendingCall> | null = null;
   #prefix: string;
   #next = 0;
   #gone: HubError | null = null;
@@ -37,7 +38,7 @@ export class AgentCalls {
     const id = `${this.#prefix}-${++this.#next}`;
     return new Promise((resolve, reject) => {
       const pending: PendingCall = { resolve, reject, dispose: () => {} };
-      this.#pending.set(id, pending);
+      (this.#pending ??= new Map()).set(id, pending);
       pending.dispose = budget.onEnd(() => this.#settle(id, () => reject(budget.reason as Error)));
       this.#send({ jsonrpc: "2.0", id, method, params });
     });
@@ -49,7 +50,7 @@ export class AgentCalls {
    */
   settle(frame: Record<string, unknown>): boolean {
     if (frame.method !== undefined || !("result" in frame || "error" in frame)) return false;
-    const pending = typeof frame.id === "string" ? this.#pending.get(frame.id) : undefined;
+    const pending = typeof frame.id === "string" ? this.#pending?.get(frame.id) : undefined;
     if (!pending) return true;
     this.#settle(frame.id as string, () => {
       if (frame.error === undefined || frame.error === null) pending.resolve(frame.result);
@@ -60,19 +61,19 @@ export class AgentCalls {
 
   /** Whether any call waits for the agent. */
   get size(): number {
-    return this.#pending.size;
+    return this.#pending?.size ?? 0;
   }
 
   /** Fails every pending call, and every later one, with `error` (the agent disconnected). */
   close(error: HubError): void {
     this.#gone = error;
-    for (const [id, pending] of [...this.#pending]) this.#settle(id, () => pending.reject(error));
+    for (const [id, pending] of [...(this.#pending ?? [])]) this.#settle(id, () => pending.reject(error));
   }
 
   #settle(id: string, finish: () => void): void {
-    const pending = this.#pending.get(id);
+    const pending = this.#pending?.get(id);
     if (!pending) return;
-    this.#pending.delete(id);
+    this.#pending?.delete(id);
     pending.dispose();
     finish();
   }

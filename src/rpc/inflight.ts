@@ -7,34 +7,33 @@ export interface Cancellable {
 
 /** The requests of one connection that are still running, by id, each cancellable. */
 export class InflightTable {
-  #byId = new Map<JsonRpcId, Cancellable>();
-  #anonymous = new Set<Cancellable>();
+  // Requests by their id, notifications by themselves (no id can equal an object). Made at the first call: a
+  // thousand idle connections hold no tables.
+  #calls: Map<JsonRpcId | Cancellable, Cancellable> | null = null;
 
   /** How many requests and notifications are running. */
   get size(): number {
-    return this.#byId.size + this.#anonymous.size;
+    return this.#calls?.size ?? 0;
   }
 
   /** Whether a request with this id is running. */
   has(id: JsonRpcId): boolean {
-    return this.#byId.has(id);
+    return this.#calls?.has(id) ?? false;
   }
 
   /** Registers a running request (or, with no id, a notification); returns the disposer. */
   add(id: JsonRpcId | undefined, call: Cancellable): () => void {
-    if (id === undefined) {
-      this.#anonymous.add(call);
-      return () => this.#anonymous.delete(call);
-    }
-    this.#byId.set(id, call);
+    const calls = (this.#calls ??= new Map());
+    const key = id === undefined ? call : id;
+    calls.set(key, call);
     return () => {
-      if (this.#byId.get(id) === call) this.#byId.delete(id);
+      if (calls.get(key) === call) calls.delete(key);
     };
   }
 
   /** Cancels one running request; false when none with that id runs. */
   cancel(id: JsonRpcId, reason: Error): boolean {
-    const call = this.#byId.get(id);
+    const call = this.#calls?.get(id);
     if (!call) return false;
     call.cancel(reason);
     return true;
@@ -42,6 +41,6 @@ export class InflightTable {
 
   /** Cancels everything, e.g. when the connection closes. */
   cancelAll(reason: Error): void {
-    for (const call of [...this.#byId.values(), ...this.#anonymous]) call.cancel(reason);
+    for (const call of [...(this.#calls?.values() ?? [])]) call.cancel(reason);
   }
 }

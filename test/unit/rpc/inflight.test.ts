@@ -39,4 +39,29 @@ describe("rpc/inflight", () => {
     notificationDone();
     expect(table.size).to.equal(0);
   });
+
+  it("keeps notifications apart from each other and from a request with id null", () => {
+    const table = new InflightTable();
+    const first = call();
+    const second = call();
+    const nullId = call();
+    const firstDone = table.add(undefined, first);
+    table.add(undefined, second);
+    table.add(null, nullId);
+    expect(table.size).to.equal(3);
+    expect(table.has(null)).to.equal(true);
+    firstDone();
+    expect(table.size).to.equal(2);
+    expect(table.cancel(null, new Error("stop"))).to.equal(true);
+    expect([first.reason, second.reason, nullId.reason?.message]).to.deep.equal([null, null, "stop"]);
+  });
+
+  it("answers for a connection that never made a call", () => {
+    const table = new InflightTable();
+    expect(table.size).to.equal(0);
+    expect(table.has(1)).to.equal(false);
+    expect(table.cancel(1, new Error("stop"))).to.equal(false);
+    table.cancelAll(new Error("closed"));
+    expect(table.size).to.equal(0);
+  });
 });
