@@ -78,7 +78,7 @@ export async function startHub(config: Config): Promise<Hub> {
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
       const closed = metrics.connectionOpened(decision.endpoint === "rpc" ? "orchestrator" : "agent");
-      ws.once("close", () => {
+      ws.on("close", () => {
         sockets.delete(ws);
         closed();
       });

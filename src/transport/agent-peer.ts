@@ -36,6 +36,6 @@ export function openAgentPeer<S>(ws: WebSocket, options: AgentPeerOptions<S>): A
   };
   const created = new AgentHandshake(socket, handshakeOptions);
   handshake = created;
-  ws.once("close", () => created.onClose());
+  ws.on("close", () => created.onClose());
   return created;
 }

