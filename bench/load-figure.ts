@@ -64,7 +64,7 @@ type FootprintReader = () => Promise<Footprint>;
  * Load on a running hub: LOAD_CONNECTIONS orchestrator connections open at once, each making 5 calls (every call must
  * be answered), and as many idle agents registered on the agent endpoint, with the hub's memory per connection.
  * Given the hub's inspector (`--inspect`), memory is read after a forced GC: otherwise the young generation V8
- * grows while a thousand connections open counts as theirs (about 19 KB per agent instead of 7).
+ * grows while a thousand connections open counts as theirs (about 19 KB per agent instead of 8.5).
  */
 export async function loadFigures(hubUrl: string, hubPid: number, inspectorUrl: string | null = null): Promise<LoadFigure[]> {
   checkFileLimits(hubPid);
