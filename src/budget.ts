@@ -2,9 +2,10 @@ import { HubError } from "./errors.js";
 
 /**
  * The time a call may take, end to end: a deadline, what is left of it, and listeners told when it ends (deadline
- * or cancel). The connection's table of running calls cancels it directly. Its AbortSignal is made only when a part
- * of the call asks for one: an evaluate of a primitive and an agent call wait on `onEnd` alone, since an
- * AbortController and its listeners are a measurable part of a short call's cost.
+ * or cancel). The connection's table of running calls cancels it directly. CDP commands (`{ budget }`), agent calls
+ * and forwarded calls wait on `onEnd`; its AbortSignal is made only for what takes a signal (a page read that also
+ * ends on navigation, closing a tab), since an AbortController and its listeners are a measurable part of a short
+ * call's cost.
  */
 export class Budget {
   readonly timeoutMs: number;

@@ -174,7 +174,7 @@ export class Forwarder {
   async #send(message: CallMessage, owner: string | undefined, kind: TargetKind, target: string, budget: Budget): Promise<string | null> {
     const text = JSON.stringify(message);
     const timeoutMs = Math.min(SEND_TIMEOUT_MS, Math.max(1, budget.remainingMs()));
-    if (budget.isOver) throw budget.signal.reason as Error;
+    if (budget.isOver) throw budget.reason as Error;
     // Not raced with the budget: once sent, the call must be known to be cancelled on its owner.
     let sent: { owner: string | null; receivers: number };
     try {
@@ -182,7 +182,7 @@ export class Forwarder {
         ? await this.#registry.sendToOwner(target, text, timeoutMs)
         : { owner, receivers: (await this.#registry.send(owner, message, timeoutMs)) ? 1 : 0 };
     } catch (error) {
-      if (budget.isOver) throw budget.signal.reason as Error;
+      if (budget.isOver) throw budget.reason as Error;
       throw unavailable(kind, target, `the cluster registry (Redis) did not answer: ${(error as Error).message}`);
     }
     if (sent.owner === null || sent.owner === this.#me) return null;
@@ -198,7 +198,7 @@ export class Forwarder {
       const onAbort = (): void => {
         const pending = this.#pending.get(id);
         if (!pending) return;
-        const fail = (): void => this.#settle(id, () => reject(budget.signal.reason as Error));
+        const fail = (): void => this.#settle(id, () => reject(budget.reason as Error));
         // The owner ran out of the same budget and answers TIMEOUT itself; a cancel is passed on at once.
         if (budget.isTimedOut) late = setTimeout(fail, LATE_ANSWER_MS);
         else {
@@ -206,13 +206,14 @@ export class Forwarder {
           fail();
         }
       };
-      budget.signal.addEventListener("abort", onAbort, { once: true });
+      let unwatch = (): void => {};
       const dispose = (): void => {
         clearTimeout(late);
-        budget.signal.removeEventListener("abort", onAbort);
+        unwatch();
       };
       this.#pending.set(id, { owner: null, ...about, resolve, reject, dispose });
-      if (budget.signal.aborted) onAbort();
+      // Told at once when the budget has already ended: the entry is there for onAbort to find.
+      unwatch = budget.onEnd(onAbort);
     });
   }
 

@@ -16,7 +16,7 @@ export const navigate = defineMethod<NavigateParams>({
     const { tab } = await acquireTab(call, params.target);
     await navigateTab(tab, params.url, params.waitUntil, call.budget);
     const { browser } = call.services;
-    const { targetInfo } = await browser.connection().send("Target.getTargetInfo", { targetId: tab.tabId }, { signal: call.budget.signal });
+    const { targetInfo } = await browser.connection().send("Target.getTargetInfo", { targetId: tab.tabId }, { budget: call.budget });
     browser.notePage(targetInfo);
     return { url: targetInfo.url, title: targetInfo.title };
   },

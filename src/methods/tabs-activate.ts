@@ -10,7 +10,7 @@ export const tabsActivate = defineMethod<TabsActivateParams>({
   async run(params, call) {
     const { browser, clients } = call.services;
     const { tabId } = clients.resolve(params.target, call.connection);
-    await browser.connection().send("Target.activateTarget", { targetId: tabId }, { signal: call.budget.signal });
+    await browser.connection().send("Target.activateTarget", { targetId: tabId }, { budget: call.budget });
     return { activated: true };
   },
 });

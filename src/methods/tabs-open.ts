@@ -28,7 +28,7 @@ export const tabsOpen = defineMethod<TabsOpenParams>({
       const created = await connection.send(
         "Target.createTarget",
         { url: direct ? params.url : "about:blank", background: params.background },
-        { signal: call.budget.signal },
+        { budget: call.budget },
       );
       targetId = created.targetId;
       clients.claim(targetId, clientId);
@@ -37,7 +37,7 @@ export const tabsOpen = defineMethod<TabsOpenParams>({
     }
     try {
       if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params.url, params.waitUntil, call.budget);
-      const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { signal: call.budget.signal });
+      const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { budget: call.budget });
       browser.notePage(targetInfo);
       return { target: formatTarget(clientId, targetId), clientId, tabId: targetId, url: targetInfo.url };
     } catch (error) {

@@ -33,7 +33,7 @@ export async function withCaptureLock<T>(tab: TabSession, budget: Budget, captur
  */
 async function keepRendering<T>(tab: TabSession, budget: Budget, capture: () => Promise<T>): Promise<T> {
   try {
-    await tab.send("Page.startScreencast", KEEP_RENDERING, { signal: budget.signal });
+    await tab.send("Page.startScreencast", KEEP_RENDERING, { budget });
     return await capture();
   } catch (error) {
     if (!BETWEEN_DOCUMENTS.test(String(error))) throw error;

@@ -58,7 +58,7 @@ const NAVIGATED = /Execution context was destroyed|Inspected target navigated or
 /** Captures an area of the tab's page; the returned width and height are the exact pixel size of the image. */
 export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, budget: Budget): Promise<ScreenshotResult> {
   return withCaptureLock(tab, budget, async () => {
-    const { geometry, area } = await measure(tab, options.area, budget.signal);
+    const { geometry, area } = await measure(tab, options.area, budget);
     const dpr = geometry.devicePixelRatio;
     const scale = fitScale(area, dpr, options);
     const { data } = await tab.send(
@@ -71,7 +71,7 @@ export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, b
         captureBeyondViewport: !contains(snapToPixels(geometry.viewport), area),
         fromSurface: true,
       },
-      { signal: budget.signal },
+      { budget },
     );
     const [width, height] = [toPixels(area.width, scale, dpr), toPixels(area.height, scale, dpr)];
     return { format: options.format, mimeType: MIME_TYPES[options.format], data, width, height };
@@ -79,11 +79,11 @@ export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, b
 }
 
 /** The page's geometry and the area to capture, snapped outward to whole CSS pixels. */
-async function measure(tab: TabSession, area: CaptureArea, signal: AbortSignal): Promise<{ geometry: PageGeometry; area: CssRect }> {
+async function measure(tab: TabSession, area: CaptureArea, budget: Budget): Promise<{ geometry: PageGeometry; area: CssRect }> {
   const selector = area.kind === "element" ? area.selector : null;
   const [geometry, metrics] = await Promise.all([
-    probe(tab, selector, signal),
-    area.kind === "fullPage" ? tab.send("Page.getLayoutMetrics", undefined, { signal }) : null,
+    probe(tab, selector, budget),
+    area.kind === "fullPage" ? tab.send("Page.getLayoutMetrics", undefined, { budget }) : null,
   ]);
   return { geometry, area: snapToPixels(areaRect(area, geometry, metrics?.cssContentSize)) };
 }
@@ -120,9 +120,9 @@ function contains(outer: CssRect, inner: CssRect): boolean {
 }
 
 /** One round trip for the viewport, the device pixel ratio and, with a selector, the element's border box. */
-async function probe(tab: TabSession, selector: string | null, signal: AbortSignal): Promise<PageGeometry> {
+async function probe(tab: TabSession, selector: string | null, budget: Budget): Promise<PageGeometry> {
   const response = await tab
-    .send("Runtime.evaluate", { expression: probeExpression(selector), returnByValue: true, silent: true }, { signal })
+    .send("Runtime.evaluate", { expression: probeExpression(selector), returnByValue: true, silent: true }, { budget })
     .catch((error: unknown) => Promise.reject(asNavigated(tab, error)));
   if (response.exceptionDetails) throw probeFailure(selector, response.exceptionDetails);
   const value: unknown = response.result.value;

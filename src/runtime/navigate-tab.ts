@@ -21,7 +21,7 @@ export async function navigateTab(tab: TabSession, url: string, waitUntil: WaitU
     if (event.loaderId === expected) reached?.();
   });
   try {
-    const result = await tab.send("Page.navigate", { url }, { signal: budget.signal });
+    const result = await tab.send("Page.navigate", { url }, { budget });
     if (result.errorText) {
       throw new HubError("NAVIGATION_FAILED", `cannot load ${url}: ${result.errorText}`, { errorText: result.errorText });
     }

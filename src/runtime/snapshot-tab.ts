@@ -28,8 +28,8 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
   });
   try {
     const [{ nodes }, { targetInfo }] = await Promise.all([
-      tab.send("Accessibility.getFullAXTree", {}, { signal: budget.signal }),
-      tab.send("Target.getTargetInfo", {}, { signal: budget.signal }),
+      tab.send("Accessibility.getFullAXTree", {}, { budget }),
+      tab.send("Target.getTargetInfo", {}, { budget }),
     ]).catch((error: unknown) => Promise.reject(hasNavigated && !isHubError(error) ? pageNavigated() : error));
     // Refs of a tree from the document that just went away would name nodes of no page.
     if (hasNavigated) throw pageNavigated();
