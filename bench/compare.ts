@@ -69,6 +69,11 @@ export function evaluateViaHub(context: BenchContext, expression = "1+1"): Promi
   return answered(context.hub.send({ jsonrpc: "2.0", method: "evaluate", params: { target: context.target, expression } }));
 }
 
+/** Raw CDP `Runtime.evaluate` of `1+1` on the bench's held flattened session, checked for an error. */
+export function evaluateRaw(context: BenchContext): Promise<Record<string, unknown>> {
+  return answered(context.raw.send({ method: "Runtime.evaluate", params: { expression: "1+1", returnByValue: true }, sessionId: context.sessionId }));
+}
+
 /** Median evaluate("1+1") round trip through the hub against a library's in-process page.evaluate, which must give 2. */
 export function compareEvaluateWith(context: BenchContext, library: string, evaluate: () => Promise<unknown>): Promise<Compared> {
   return compareLatency({

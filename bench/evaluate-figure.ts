@@ -1,12 +1,12 @@
-import { answered, compareLatency, evaluateViaHub, type BenchContext } from "./compare.js";
+import { compareLatency, evaluateRaw, evaluateViaHub, type BenchContext } from "./compare.js";
 import type { Figure } from "./figure.js";
 
 /** Median evaluate("1+1") round trip through the hub against raw CDP Runtime.evaluate on a held flattened session. */
 export async function evaluateFigure(context: BenchContext): Promise<Figure> {
-  const { raw, sessionId, rounds, calls } = context;
+  const { rounds, calls } = context;
   const result = await compareLatency({
     viaHub: () => evaluateViaHub(context),
-    viaAlternative: () => answered(raw.send({ method: "Runtime.evaluate", params: { expression: "1+1", returnByValue: true }, sessionId })),
+    viaAlternative: () => evaluateRaw(context),
     warmupCalls: 200,
     calls,
     rounds,

@@ -1,6 +1,6 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { answered, compareLatency, compareThroughput, evaluateViaHub, type BenchContext } from "./compare.js";
+import { answered, compareLatency, compareThroughput, evaluateRaw, evaluateViaHub, type BenchContext } from "./compare.js";
 import type { Figure } from "./figure.js";
 import { hubListening } from "./hub-listening.js";
 import { WsCaller } from "./ws-caller.js";
@@ -21,7 +21,7 @@ export async function relayFloorFigures(context: BenchContext): Promise<Figure[]
       const answer = await answered(relay.send({ jsonrpc: "2.0", method: "evaluate", params: { expression: "1+1" } }));
       if ((answer.result as { value?: unknown }).value !== 2) throw new Error(`the bare relay evaluated 1+1 to ${JSON.stringify(answer.result)}`);
     };
-    const viaRaw = (): Promise<unknown> => answered(context.raw.send({ method: "Runtime.evaluate", params: { expression: "1+1", returnByValue: true }, sessionId: context.sessionId }));
+    const viaRaw = (): Promise<unknown> => evaluateRaw(context);
     const { rounds, calls } = context;
     const hubVsRelay = await compareLatency({ viaHub: () => evaluateViaHub(context), viaAlternative: viaRelay, warmupCalls: 200, calls, rounds });
     const relayVsRaw = await compareLatency({ viaHub: viaRelay, viaAlternative: viaRaw, warmupCalls: 200, calls, rounds });

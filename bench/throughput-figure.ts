@@ -1,4 +1,4 @@
-import { answered, compareThroughput, evaluateViaHub, type BenchContext } from "./compare.js";
+import { compareThroughput, evaluateRaw, evaluateViaHub, type BenchContext } from "./compare.js";
 import type { Figure } from "./figure.js";
 
 const IN_FLIGHT = 16;
@@ -7,11 +7,10 @@ const CALLS_FACTOR = 2;
 
 /** evaluate("1+1") calls per second with 16 in flight on one tab, hub against raw CDP pipelined on a held session. */
 export async function throughputFigure(context: BenchContext): Promise<Figure> {
-  const { raw, sessionId } = context;
   const result = await compareThroughput(
     {
       viaHub: () => evaluateViaHub(context),
-      viaAlternative: () => answered(raw.send({ method: "Runtime.evaluate", params: { expression: "1+1", returnByValue: true }, sessionId })),
+      viaAlternative: () => evaluateRaw(context),
       warmupCalls: 100,
       calls: context.calls * CALLS_FACTOR,
       rounds: context.rounds,
