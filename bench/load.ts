@@ -24,16 +24,17 @@ export interface HubProcess {
   stop(): Promise<void>;
 }
 
-/** How to start a hub child: settings that override the defaults, and whether to open Node's inspector. */
+/** How to start a hub child: settings that override the defaults, whether to open Node's inspector, Node flags. */
 export interface HubProcessOptions {
   env?: Record<string, string>;
   inspect?: boolean;
+  nodeArgs?: readonly string[];
 }
 
 /** Starts a hub child on a loopback port 0 with no tokens (loopback peers only). */
 export async function startHubProcess(options: HubProcessOptions = {}): Promise<HubProcess> {
-  const { env = {}, inspect = false } = options;
-  const child = spawn(process.execPath, [...(inspect ? ["--inspect=127.0.0.1:0"] : []), "dist/src/cli.js", "serve"], {
+  const { env = {}, inspect = false, nodeArgs = [] } = options;
+  const child = spawn(process.execPath, [...nodeArgs, ...(inspect ? ["--inspect=127.0.0.1:0"] : []), "dist/src/cli.js", "serve"], {
     cwd: ROOT,
     // Empty values win over a developer's .env: dotenv never overrides a variable that is set.
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HUB_TOKEN: "", HUB_TOKENS: "", AUTH_KEY: "", CDP_URL: "", LOG_LEVEL: "warn", LOG_DIR: `${os.tmpdir()}/tabwire-bench-logs`, ...env },
@@ -78,8 +79,13 @@ async function main(): Promise<void> {
   } finally {
     await hub.stop();
   }
+  process.stdout.write(hubStderrReport(hub));
+}
+
+/** What a hub child wrote to stderr, under a heading, for printing after a run; empty when it wrote nothing. */
+export function hubStderrReport(hub: HubProcess): string {
   const printed = hub.stderr.filter((line) => line.trim() !== "");
-  if (printed.length > 0) process.stdout.write(`\nthe hub's stderr:\n${printed.join("\n")}\n`);
+  return printed.length === 0 ? "" : `\nthe hub's stderr:\n${printed.join("\n")}\n`;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) await main();

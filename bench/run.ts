@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
@@ -11,8 +10,7 @@ import { connectPerCommandFigure } from "./connect-per-command-figure.js";
 import { consoleFigures } from "./console-figure.js";
 import { evaluateFigure } from "./evaluate-figure.js";
 import { goalBound, isGoalMet, type Figure } from "./figure.js";
-import { hubListening } from "./hub-listening.js";
-import { startHubProcess } from "./load.js";
+import { hubStderrReport, startHubProcess, type HubProcess } from "./load.js";
 import { asTableRows, LOAD_CONNECTIONS, loadFigures, type LoadFigure } from "./load-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
@@ -27,17 +25,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 500);
 // A folder: the hub child writes a V8 CPU profile of the whole run there (open it in Chrome DevTools).
 const HUB_CPU_PROFILE_DIR = process.env.BENCH_HUB_CPU_PROF;
-
-async function startHub(cdpUrl: string): Promise<{ child: ChildProcess; url: string }> {
-  const profiling = HUB_CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${HUB_CPU_PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profiling, "dist/src/cli.js", "serve"], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: "0", CDP_URL: cdpUrl, LOG_LEVEL: "warn", LOG_DIR: `${os.tmpdir()}/tabwire-bench-logs` },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  const url = await hubListening(child, 20_000);
-  return { child, url };
-}
 
 /**
  * The load figures on a hub started for them alone, on the same Chromium, with its inspector: memory per connection
@@ -77,13 +64,13 @@ function skipped(what: string, why: string): Promise<Figure[]> {
 
 async function main(): Promise<void> {
   const chrome = await launchChrome(resolveChromePath(process.env.CHROME_PATH ?? null), []);
-  let child: ChildProcess | undefined;
+  let child: HubProcess | undefined;
   let hub: WsCaller | undefined;
   let raw: WsCaller | undefined;
   try {
-    const started = await startHub(chrome.wsUrl);
-    child = started.child;
-    hub = await WsCaller.open(`${started.url}/rpc`);
+    const profiling = HUB_CPU_PROFILE_DIR ? ["--cpu-prof", `--cpu-prof-dir=${HUB_CPU_PROFILE_DIR}`] : [];
+    child = await startHubProcess({ env: { CDP_URL: chrome.wsUrl }, nodeArgs: profiling });
+    hub = await WsCaller.open(`${child.url}/rpc`);
     raw = await WsCaller.open(chrome.wsUrl);
     const opened = (await hub.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: "about:blank" } })) as {
       result: { target: string; tabId: string };
@@ -94,7 +81,7 @@ async function main(): Promise<void> {
     };
     const context = { hub, raw, cdpUrl: chrome.wsUrl, target, tabId, sessionId: attached.result.sessionId, rounds: ROUNDS, calls: CALLS_PER_ROUND };
     const figures: Figure[] = [];
-    for (const [what, step] of steps(context, started.url)) {
+    for (const [what, step] of steps(context, child.url)) {
       const began = performance.now();
       figures.push(...[await step()].flat());
       process.stderr.write(`bench: ${what} measured in ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
@@ -104,11 +91,8 @@ async function main(): Promise<void> {
   } finally {
     await hub?.close();
     await raw?.close();
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child?.once("exit", resolve));
-      child.kill("SIGTERM");
-      await exited;
-    }
+    await child?.stop();
+    if (child) process.stderr.write(hubStderrReport(child));
     await chrome.kill();
   }
 }
