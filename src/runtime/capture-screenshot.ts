@@ -3,6 +3,7 @@ import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import { withCaptureLock } from "./capture-lock.js";
+import { runHubScript } from "./hub-script.js";
 
 /** An image format Chrome encodes screenshots in. */
 export type ImageFormat = "png" | "jpeg" | "webp";
@@ -121,9 +122,9 @@ function contains(outer: CssRect, inner: CssRect): boolean {
 
 /** One round trip for the viewport, the device pixel ratio and, with a selector, the element's border box. */
 async function probe(tab: TabSession, selector: string | null, budget: Budget): Promise<PageGeometry> {
-  const response = await tab
-    .send("Runtime.evaluate", { expression: probeExpression(selector), returnByValue: true, silent: true }, { budget })
-    .catch((error: unknown) => Promise.reject(asNavigated(tab, error)));
+  const response = await runHubScript("the hub's measuring of the page", () =>
+    tab.send("Runtime.evaluate", { expression: probeExpression(selector), returnByValue: true, silent: true }, { budget }),
+  ).catch((error: unknown) => Promise.reject(asNavigated(tab, error)));
   if (response.exceptionDetails) throw probeFailure(selector, response.exceptionDetails);
   const value: unknown = response.result.value;
   if (!isGeometry(value)) throw new Error("the page geometry probe returned an unexpected value");

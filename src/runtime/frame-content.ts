@@ -4,6 +4,7 @@ import { ProtocolError } from "../cdp/callback-registry.js";
 import type { CdpConnection } from "../cdp/connection.js";
 import type { CdpSession } from "../cdp/session.js";
 import { HubError } from "../errors.js";
+import { runHubScript } from "./hub-script.js";
 
 /** What `content` returns a document as. */
 export type ContentFormat = "html" | "text";
@@ -46,10 +47,8 @@ const EXPRESSIONS: Readonly<Record<ContentFormat, string>> = {
 /** Reads one frame's document, as serialized HTML or rendered text, in an isolated world of that frame. */
 export async function readFrame(session: FrameSession, frameId: string, format: ContentFormat, signal: AbortSignal): Promise<string> {
   const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME }, { signal });
-  const { result, exceptionDetails } = await session.send(
-    "Runtime.evaluate",
-    { expression: EXPRESSIONS[format], contextId: executionContextId, returnByValue: true },
-    { signal },
+  const { result, exceptionDetails } = await runHubScript("the hub's read of the document", () =>
+    session.send("Runtime.evaluate", { expression: EXPRESSIONS[format], contextId: executionContextId, returnByValue: true }, { signal }),
   );
   if (exceptionDetails || typeof result.value !== "string") {
     throw new FrameUnreadableError(exceptionDetails?.exception?.description ?? exceptionDetails?.text ?? "the document gave no string");

@@ -3,6 +3,7 @@ import { HubError, isHubError } from "../errors.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { consoleLevel, consoleText } from "./console-text.js";
 import type { EvaluateResult } from "./remote-value.js";
+import { stoppedForAnotherCall, wasTerminated } from "./hub-script.js";
 import { stopRunaway } from "./runaway-watch.js";
 
 type ConsoleEntry = NonNullable<EvaluateResult["console"]>[number];
@@ -69,12 +70,8 @@ async function explainFailure(tab: TabSession, budget: Budget, error: unknown, s
     });
   }
   if (isHubError(error)) return error;
+  if (wasTerminated(error, stoppedMeanwhile)) return stoppedForAnotherCall("the page's script");
   const message = error instanceof Error ? error.message : String(error);
-  // Chrome's answer for a script that Runtime.terminateExecution stopped.
-  if (stoppedMeanwhile && /Internal error/.test(message)) {
-    const why = "the page's script was stopped before it finished: another call on this tab ran past its budget or was cancelled, and the hub stopped the script running then; run it again";
-    return new HubError("EVALUATION_FAILED", why, { name: "TerminatedError", message: why });
-  }
   if (NAVIGATED.test(message)) return tab.cdp.isClosed ? tab.cdp.closedBy : pageNavigated();
   return error;
 }

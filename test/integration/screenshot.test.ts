@@ -171,6 +171,19 @@ describe("screenshot (real hub, real Chromium)", function () {
       expect(decode(viewport)).to.include({ width: innerWidth, height: innerHeight });
       expect(decode(clip)).to.include({ width: 50, height: 60 });
     });
+    it("a capture whose measuring the hub stopped, while it stopped another call's runaway script, is measured again", async () => {
+      await open("box.html");
+      const [innerWidth, innerHeight] = await value<[number, number]>("[innerWidth, innerHeight]");
+      // The page's own getter makes the hub's measuring script run for 300 ms, so it is still running when the hub
+      // finds the page busy after the spinning call's budget and stops whatever runs.
+      await value(`Object.defineProperty(window, "devicePixelRatio", { get() { const t = Date.now(); while (Date.now() - t < 300); return 1; } }); true`);
+      const [spin, shot] = await Promise.allSettled([
+        client.call("evaluate", { target: tab?.target ?? "", expression: "while (true) {}", timeoutMs: 200 }),
+        shoot({ timeoutMs: 10_000 }),
+      ]);
+      expect(spin.status === "rejected" && spin.reason).to.include({ code: -32001 });
+      expect(shot.status === "fulfilled" && decode(shot.value), shot.status === "rejected" ? String(shot.reason) : "").to.include({ width: innerWidth, height: innerHeight });
+    });
   });
 
   describe("size", () => {
