@@ -12,6 +12,7 @@ interface TabsOpenParams {
 }
 
 const CLOSE_TIMEOUT_MS = 2_000;
+const CREATE_TIMEOUT_MS = 10_000;
 
 /** `tabs.open`: a new tab for a client, loaded to `waitUntil`; a tab whose load fails is closed again. */
 export const tabsOpen = defineMethod<TabsOpenParams>({
@@ -23,15 +24,19 @@ export const tabsOpen = defineMethod<TabsOpenParams>({
     const direct = params.waitUntil === "none" || params.url === "about:blank";
     const connection = browser.connection();
     const announce = clients.beginOpen();
+    // Chrome makes the tab even when the call ends first: not bound by the budget, so a late tab can be closed again.
+    const creating = connection.send(
+      "Target.createTarget",
+      { url: direct ? params.url : "about:blank", background: params.background },
+      { timeoutMs: CREATE_TIMEOUT_MS },
+    );
     let targetId: string;
     try {
-      const created = await connection.send(
-        "Target.createTarget",
-        { url: direct ? params.url : "about:blank", background: params.background },
-        { budget: call.budget },
-      );
-      targetId = created.targetId;
+      targetId = (await call.budget.race(creating)).targetId;
       clients.claim(targetId, clientId);
+    } catch (error) {
+      void creating.then(({ targetId: late }) => browser.closePage(late, AbortSignal.timeout(CLOSE_TIMEOUT_MS))).catch(() => {});
+      throw error;
     } finally {
       announce();
     }

@@ -144,6 +144,22 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     await watcher.close();
   });
 
+  it("a tabs.open whose budget ends before Chrome has made the tab is TIMEOUT, and the tab Chrome makes afterwards is closed again", async () => {
+    const watcher = await connectClient(hub);
+    try {
+      await watcher.call("events.subscribe", { topics: ["tabs"] });
+      const opened = collect(watcher, "tab.opened", (all) => all.length > 0);
+      // The budget's timer cannot fire before the hub has sent Target.createTarget, and Chrome takes longer than 1 ms.
+      expect((await failure(client.call("tabs.open", { url: "about:blank", timeoutMs: 1 }))).code).to.equal(-32001);
+      const [late] = await opened;
+      await collect(watcher, "tab.closed", (all) => all.some((t) => t.target === late?.target), 5_000);
+      const { tabs } = await client.call("tabs.list", {});
+      expect(tabs.map((t) => t.tabId)).to.not.include(late?.tabId);
+    } finally {
+      await watcher.close();
+    }
+  });
+
   it("file: and chrome: URLs are FORBIDDEN unless ALLOW_URL_SCHEMES names them; javascript: too", async () => {
     expect((await failure(client.call("tabs.open", { url: "file:///etc/passwd" }))).code).to.equal(-32007);
     expect((await failure(client.call("tabs.open", { url: "chrome://settings" }))).code).to.equal(-32007);
