@@ -248,9 +248,9 @@ describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed
     const fresh = await connect(hub, { token: FUZZ_TOKEN });
     try {
       expect(await fresh.call("ping")).to.have.property("pong", true);
-      const { tabs } = await fresh.call<{ tabs: { target: string }[] }>("tabs.list");
+      const { tabs } = await fresh.call<{ tabs: { target: string; url: string }[] }>("tabs.list");
       console.log(`  tabs the fuzzer left open: ${tabs.length} (its own one included); closing them`);
-      console.log(`  ${tabs.map((tab) => tab.target).join(", ")}`);
+      console.log(`  ${tabs.map((tab) => `${tab.target} ${tab.url.slice(0, 60)}`).join(", ")}`);
       expect(tabs.length).to.be.at.most(1 + MAX_OPENED_TABS + ownReplaced);
       for (const tab of tabs) await closeTab(fresh, tab.target);
       expect((await fresh.call<{ tabs: unknown[] }>("tabs.list")).tabs).to.deep.equal([]);

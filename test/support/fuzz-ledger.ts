@@ -127,13 +127,13 @@ export class AnswerLedger {
     if (Array.isArray(value)) {
       this.frames.arrays++;
       if (value.length === 0) this.findings.push({ kind: "shape", answer: "an empty array" });
-      for (const item of value) this.#match(item as Response);
+      this.#match(value as Response[]);
     } else if (typeof (value as Response).method === "string" && !Object.hasOwn(value as object, "id")) {
       this.frames.notifications++;
       this.#checkLeak(text);
     } else {
       this.frames.objects++;
-      this.#match(value as Response);
+      this.#match([value as Response]);
     }
     for (const wake of this.#wake.splice(0)) wake();
   }
@@ -186,26 +186,35 @@ export class AnswerLedger {
     if (text.includes(this.forbidden)) this.findings.push({ kind: "leak", answer: text.slice(0, 300) });
   }
 
-  #match(response: Response): void {
-    if ("result" in response) this.#checkLeak(JSON.stringify(response.result));
-    const code = "result" in response ? "result" : String(response.error?.code);
-    this.outcomes.set(code, (this.outcomes.get(code) ?? 0) + 1);
-    const key = keyOf(Object.hasOwn(response, "id") ? response.id : "(no id member)");
-    const list = this.#pending.get(key);
-    const answer = JSON.stringify(response).slice(0, 300);
-    if (!list || list.length === 0) return void this.findings.push({ kind: "unexpected", answer });
-    // An id several frames share (null, 0, 1e308...) goes to the narrowest expectation that takes it; a refused shared id, to the later request.
-    const narrowest = (lenient: boolean): number => {
-      const fits = list.map((p, i) => [p, i] as const).filter(([p]) => accepts(p, response, lenient));
-      if (lenient && response.error?.code === CODES.INVALID_REQUEST) fits.reverse();
-      return fits.sort(([a], [b]) => a.outcome.codes.length - b.outcome.codes.length)[0]?.[1] ?? -1;
-    };
-    let index = narrowest(false);
-    if (index < 0) index = narrowest(true);
-    const found = index >= 0;
-    const [pending] = list.splice(found ? index : 0, 1);
+  /** Matches the responses of one frame (a batch's all together) to what is owed under their ids. */
+  #match(responses: readonly Response[]): void {
+    const byKey = new Map<string, Response[]>();
+    for (const response of responses) {
+      if ("result" in response) this.#checkLeak(JSON.stringify(response.result));
+      const code = "result" in response ? "result" : String(response.error?.code);
+      this.outcomes.set(code, (this.outcomes.get(code) ?? 0) + 1);
+      const key = keyOf(Object.hasOwn(response, "id") ? response.id : "(no id member)");
+      const group = byKey.get(key);
+      if (group) group.push(response);
+      else byKey.set(key, [response]);
+    }
+    for (const [key, group] of byKey) {
+      const list = this.#pending.get(key) ?? [];
+      const pairs = pairUp(list, group);
+      group.forEach((response, i) => {
+        const answer = JSON.stringify(response).slice(0, 300);
+        const pending = pairs[i] ?? list.find((p) => !pairs.includes(p));
+        if (!pending) return void this.findings.push({ kind: "unexpected", answer });
+        this.#take(key, pending, response);
+        if (!pairs[i]) this.findings.push({ kind: "wrong", frame: pending.frame, category: pending.category, sent: preview(pending.data, key), answer });
+      });
+    }
+  }
+
+  #take(key: string, pending: Pending, response: Response): void {
+    const list = this.#pending.get(key) ?? [];
+    list.splice(list.indexOf(pending), 1);
     if (list.length === 0) this.#pending.delete(key);
-    if (!pending) return;
     this.#outstanding--;
     const left = this.#tabFrames.get(pending.frame);
     if (left !== undefined && pending.outcome === ANY_OUTCOME) this.#noteTabAnswer(pending, response);
@@ -214,8 +223,38 @@ export class AnswerLedger {
       else this.#tabFrames.set(pending.frame, left - 1);
     }
     this.#time(pending);
-    if (!found) this.findings.push({ kind: "wrong", frame: pending.frame, category: pending.category, sent: preview(pending.data, key), answer });
   }
+}
+
+/**
+ * Pairs responses sharing an id with the frames owed them, so that every response goes to one that may get it
+ * whenever such a pairing exists (augmenting paths): a batch's items may share an id, and which of them the hub
+ * refuses (-32600) or cancels is not for the ledger to guess. Strict fits are tried first, the narrowest first.
+ */
+function pairUp(list: readonly Pending[], group: readonly Response[]): (Pending | undefined)[] {
+  const fits = group.map((response) => {
+    const strict = list.filter((p) => accepts(p, response, false)).sort((a, b) => a.outcome.codes.length - b.outcome.codes.length);
+    const lenient = list.filter((p) => !strict.includes(p) && accepts(p, response, true));
+    // A refused shared id is most likely the later request's.
+    return [...strict, ...(response.error?.code === CODES.INVALID_REQUEST ? lenient.reverse() : lenient)];
+  });
+  const owner = new Map<Pending, number>();
+  const place = (i: number, seen: Set<Pending>): boolean => {
+    for (const pending of fits[i] ?? []) {
+      if (seen.has(pending)) continue;
+      seen.add(pending);
+      const other = owner.get(pending);
+      if (other === undefined || place(other, seen)) {
+        owner.set(pending, i);
+        return true;
+      }
+    }
+    return false;
+  };
+  group.forEach((_response, i) => place(i, new Set()));
+  const pairs: (Pending | undefined)[] = group.map(() => undefined);
+  for (const [pending, i] of owner) pairs[i] = pending;
+  return pairs;
 }
 
 /** The findings grouped by kind, category and answer code, each with its first example. */
