@@ -1,5 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { Budget } from "../budget.js";
+import { ProtocolError } from "../cdp/callback-registry.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import { withCaptureLock } from "./capture-lock.js";
@@ -54,6 +55,8 @@ const MIME_TYPES: Readonly<Record<ImageFormat, string>> = { png: "image/png", jp
 const DEFAULT_QUALITY = 80;
 // Layout arithmetic leaves float noise (237.00000001); without this slack an edge would grow by a whole pixel.
 const EDGE_SLACK_PX = 1e-6;
+const UNCAPTURABLE = /: Unable to capture screenshot$/;
+const MAX_CAPTURES = 3;
 const NAVIGATED = /Execution context was destroyed|Inspected target navigated or closed|Cannot find context with specified id/;
 
 /** Captures an area of the tab's page; the returned width and height are the exact pixel size of the image. */
@@ -62,8 +65,8 @@ export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, b
     const { geometry, area } = await measure(tab, options.area, budget);
     const dpr = geometry.devicePixelRatio;
     const scale = fitScale(area, dpr, options);
-    const { data } = await tab.send(
-      "Page.captureScreenshot",
+    const data = await captureImage(
+      tab,
       {
         format: options.format,
         ...(options.format === "png" ? {} : { quality: options.quality ?? DEFAULT_QUALITY }),
@@ -72,11 +75,33 @@ export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, b
         captureBeyondViewport: !contains(snapToPixels(geometry.viewport), area),
         fromSurface: true,
       },
-      { budget },
+      budget,
     );
     const [width, height] = [toPixels(area.width, scale, dpr), toPixels(area.height, scale, dpr)];
     return { format: options.format, mimeType: MIME_TYPES[options.format], data, width, height };
   });
+}
+
+/**
+ * Page.captureScreenshot, sent again when Chrome answers "Unable to capture screenshot" (its view had no frame to
+ * copy, as happens while the tab replaces its document): at most MAX_CAPTURES times, then PAGE_NAVIGATED.
+ */
+export async function captureImage(
+  tab: Pick<TabSession, "send" | "cdp">,
+  params: Protocol.Page.CaptureScreenshotRequest,
+  budget: Budget,
+): Promise<string> {
+  for (let captures = 1; ; captures++) {
+    try {
+      return (await tab.send("Page.captureScreenshot", params, { budget })).data;
+    } catch (error) {
+      if (tab.cdp.closedBy) throw tab.cdp.closedBy;
+      if (!(error instanceof ProtocolError) || !UNCAPTURABLE.test(error.message)) throw error;
+      if (captures >= MAX_CAPTURES) {
+        throw new HubError("PAGE_NAVIGATED", `Chrome could not capture the page ${MAX_CAPTURES} times ("Unable to capture screenshot", as while a tab replaces its document); take it again`);
+      }
+    }
+  }
 }
 
 /** The page's geometry and the area to capture, snapped outward to whole CSS pixels. */
