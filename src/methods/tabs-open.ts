@@ -12,7 +12,8 @@ interface TabsOpenParams {
 }
 
 const CLOSE_TIMEOUT_MS = 2_000;
-const CREATE_TIMEOUT_MS = 10_000;
+// How long past the call's budget a Target.createTarget answer is still waited for, to close a tab that came late.
+const LATE_TAB_GRACE_MS = 10_000;
 
 /** `tabs.open`: a new tab for a client, loaded to `waitUntil`; a tab whose load fails is closed again. */
 export const tabsOpen = defineMethod<TabsOpenParams>({
@@ -24,11 +25,11 @@ export const tabsOpen = defineMethod<TabsOpenParams>({
     const direct = params.waitUntil === "none" || params.url === "about:blank";
     const connection = browser.connection();
     const announce = clients.beginOpen();
-    // Chrome makes the tab even when the call ends first: not bound by the budget, so a late tab can be closed again.
+    // Chrome makes the tab even when the call ends first: the command outlives the budget, so a late tab is closed.
     const creating = connection.send(
       "Target.createTarget",
       { url: direct ? params.url : "about:blank", background: params.background },
-      { timeoutMs: CREATE_TIMEOUT_MS },
+      { timeoutMs: call.budget.remainingMs() + LATE_TAB_GRACE_MS },
     );
     let targetId: string;
     try {
