@@ -27,19 +27,25 @@ export async function navigateTab(tab: TabSession, url: string, waitUntil: WaitU
     }
     if (milestone === null || !result.loaderId || seen.has(result.loaderId)) return;
     expected = result.loaderId;
-    await budget.race(untilClosedOr(tab, new Promise<void>((resolve) => (reached = resolve))));
+    await untilReached(tab, new Promise<void>((resolve) => (reached = resolve)), budget);
   } finally {
     stopListening();
   }
 }
 
-function untilClosedOr(tab: TabSession, promise: Promise<void>): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onClosed = (error: Error): void => reject(error);
-    tab.cdp.once("closed", onClosed);
-    promise.then(() => {
-      tab.cdp.off("closed", onClosed);
-      resolve();
-    }, reject);
-  });
+/**
+ * Waits for `reached` unless the tab's session closes (its reason) or the budget ends first. A session that closed
+ * before this wait began counts too: Chrome's detach can come in the same read as Page.navigate's answer, ahead of
+ * the code after the await. No listener outlives the wait.
+ */
+async function untilReached(tab: TabSession, reached: Promise<void>, budget: Budget): Promise<void> {
+  if (tab.cdp.closedBy) throw tab.cdp.closedBy;
+  let onClosed = (_error: Error): void => {};
+  const closed = new Promise<never>((_resolve, reject) => (onClosed = reject));
+  tab.cdp.once("closed", onClosed);
+  try {
+    await budget.race(Promise.race([reached, closed]));
+  } finally {
+    tab.cdp.off("closed", onClosed);
+  }
 }
