@@ -51,7 +51,7 @@ export async function clusterFigure(context: BenchContext, root: string): Promis
 
 async function startInstance(id: string, redisUrl: string, root: string): Promise<Instance> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), `tabwire-bench-${id}-`));
-  const env = { ...process.env, PORT: "0", REDIS_URL: redisUrl, INSTANCE_ID: id, CDP_URL: "", LOG_LEVEL: "warn", LOG_DIR: path.join(tmp, "logs"), TMPDIR: tmp };
+  const env = { ...process.env, PORT: "0", REDIS_URL: redisUrl, CLUSTER_SECRET: "cluster-secret-for-bench", INSTANCE_ID: id, CDP_URL: "", LOG_LEVEL: "warn", LOG_DIR: path.join(tmp, "logs"), TMPDIR: tmp };
   const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise<string>((resolve, reject) => {
     let seen = "";

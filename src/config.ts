@@ -1,10 +1,13 @@
+import { existsSync } from "node:fs";
 import dotenv from "dotenv";
+import { ConfigError } from "./config-error.js";
+import { boolean, checkedToken, clientId, grants, integer, isLoopbackHost, list, oneOf, text, type Env, type TokenGrant } from "./config-values.js";
 
-/** A token that callers present, with the base client ids it is scoped to (null: everything). */
-export interface TokenGrant {
-  token: string;
-  scope: ReadonlySet<string> | null;
-}
+export { ConfigError } from "./config-error.js";
+export type { TokenGrant } from "./config-values.js";
+
+/** The most a call may ask for with maxSize, and the most MAX_RESULT_BYTES may be (bytes). */
+export const RESULT_BYTES_HARD_CAP = 64 * 1024 * 1024;
 
 /** The hub's whole configuration, parsed once from the environment. */
 export interface Config {
@@ -12,22 +15,43 @@ export interface Config {
   port: number;
   apiPort: number | null;
   tokens: readonly TokenGrant[];
-  /** The secret agents present (URL ?token=, Authorization, or secretKey in register); null: loopback agents only. */
+  /** AUTH_KEY: the single-tenant agent key (any base id), also what the legacy challenge hands out; null when unset. */
   authKey: string | null;
+  /** Every agent key: AUTH_KEY (any base id) and AGENT_KEYS, each with the base ids it may register (null: any). */
+  agentKeys: readonly TokenGrant[];
   agentLegacyAuth: boolean;
+  /** ALLOW_OPEN: a hub with no token on a non-loopback HOST serves every peer (else it refuses to start). */
+  allowOpen: boolean;
   allowedOrigins: ReadonlySet<string>;
+  /** Host header values a token-less hub answers besides loopback names and HOST (DNS rebinding guard). */
+  allowedHosts: ReadonlySet<string>;
   cdpUrl: string | null;
   chromePath: string | null;
   chromeArgs: readonly string[];
   defaultClientId: string;
+  /** A client with no tab and no agent this long has its browser context disposed (milliseconds). */
+  clientIdleMs: number;
   defaultTimeoutMs: number;
   maxTimeoutMs: number;
   maxPayloadBytes: number;
   maxBatch: number;
   maxInflight: number;
-  /** Requests a connection may start per second (token bucket, bursts of as many); 0 = no limit. */
+  /** Requests a connection (or an HTTP token) may start per second (token bucket, bursts of as many); 0 = no limit. */
   ratePerSec: number;
   maxSessions: number;
+  /** WebSocket connections the hub holds at once, and from one peer address. */
+  maxConnections: number;
+  maxConnectionsPerIp: number;
+  /** Console subscriptions one connection may hold. */
+  maxSubscriptions: number;
+  /** Tabs one client may have open (its popups count too). */
+  maxTabsPerClient: number;
+  /** How long an agent socket may stay unregistered (milliseconds). */
+  agentRegisterTimeoutMs: number;
+  /** The default cap on a result's value (bytes); a call may ask for up to RESULT_BYTES_HARD_CAP with maxSize. */
+  maxResultBytes: number;
+  /** The most pixels one screenshot may have. */
+  maxScreenshotPixels: number;
   heartbeatIntervalMs: number;
   sendHighWaterBytes: number;
   slowReaderTimeoutMs: number;
@@ -40,24 +64,20 @@ export interface Config {
   logMaxFiles: number;
   /** Cluster (Redis): REDIS_URL joins this hub to a cluster of instances; null runs a single hub. */
   redisUrl: string | null;
+  /** Cluster: the shared secret every message between instances is signed with (required with REDIS_URL). */
+  clusterSecret: string | null;
+  /** Cluster: the CA certificate file a rediss:// server is checked against. */
+  redisCaFile: string | null;
+  /** Cluster: the largest message one instance sends another (bytes); bigger answers are refused at the sender. */
+  clusterMaxMessageBytes: number;
   /** This instance's id in the cluster; null: one is made at start. */
   instanceId: string | null;
   /** How long the cluster registry keeps this instance's targets without a refresh (milliseconds). */
   clusterTtlMs: number;
 }
 
-/** Raised at start-up when a variable has a value the hub cannot use. */
-export class ConfigError extends Error {
-  constructor(variable: string, problem: string) {
-    super(`${variable}: ${problem}`);
-    this.name = "ConfigError";
-  }
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-const ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 const LOG_LEVELS = new Set(["error", "warn", "info", "http", "verbose", "debug", "silly"]);
+const CLUSTER_SECRET_MIN_LENGTH = 16;
 
 /** Reads `.env` (when present) into the environment, then parses it; the one reader of process.env. */
 export function loadConfig(): Config {
@@ -73,18 +93,23 @@ export function parseConfig(env: Env): Config {
     throw new ConfigError("DEFAULT_TIMEOUT_MS", `must not exceed MAX_TIMEOUT_MS (${maxTimeoutMs})`);
   }
   const apiPort = env.API_PORT ? integer(env, "API_PORT", 0, 0, 65_535) : null;
-  return Object.freeze({
+  const maxConnections = integer(env, "MAX_CONNECTIONS", 8_192, 1);
+  const config: Config = {
     host: text(env, "HOST", "127.0.0.1"),
     port: integer(env, "PORT", 8080, 0, 65_535),
     apiPort,
-    tokens: Object.freeze(parseTokens(env)),
+    tokens: Object.freeze(tokens(env)),
     authKey: env.AUTH_KEY ? checkedToken("AUTH_KEY", env.AUTH_KEY.trim()) : null,
+    agentKeys: Object.freeze(agentKeys(env)),
     agentLegacyAuth: boolean(env, "AGENT_LEGACY_AUTH", false),
+    allowOpen: boolean(env, "ALLOW_OPEN", false),
     allowedOrigins: list(env, "ALLOWED_ORIGINS"),
+    allowedHosts: list(env, "ALLOWED_HOSTS", (s) => s.toLowerCase()),
     cdpUrl: cdpUrl(env),
     chromePath: env.CHROME_PATH ? env.CHROME_PATH : null,
     chromeArgs: Object.freeze(env.CHROME_ARGS ? env.CHROME_ARGS.split(/\s+/).filter(Boolean) : []),
     defaultClientId: clientId(env, "DEFAULT_CLIENT_ID", "local"),
+    clientIdleMs: integer(env, "CLIENT_IDLE_MS", 300_000, 0),
     defaultTimeoutMs,
     maxTimeoutMs,
     maxPayloadBytes: integer(env, "MAX_PAYLOAD", 32 * 1024 * 1024, 1024),
@@ -92,6 +117,13 @@ export function parseConfig(env: Env): Config {
     maxInflight: integer(env, "MAX_INFLIGHT", 256, 1),
     ratePerSec: integer(env, "RATE_LIMIT_PER_SEC", 0, 0),
     maxSessions: integer(env, "MAX_SESSIONS", 64, 1),
+    maxConnections,
+    maxConnectionsPerIp: integer(env, "MAX_CONNECTIONS_PER_IP", Math.min(4_096, maxConnections), 1, maxConnections),
+    maxSubscriptions: integer(env, "MAX_SUBSCRIPTIONS", 256, 1),
+    maxTabsPerClient: integer(env, "MAX_TABS_PER_CLIENT", 100, 1),
+    agentRegisterTimeoutMs: integer(env, "AGENT_REGISTER_TIMEOUT_MS", 10_000, 100),
+    maxResultBytes: integer(env, "MAX_RESULT_BYTES", 8 * 1024 * 1024, 1024, RESULT_BYTES_HARD_CAP),
+    maxScreenshotPixels: integer(env, "MAX_SCREENSHOT_PIXELS", 32 * 1024 * 1024, 1),
     heartbeatIntervalMs: integer(env, "HEARTBEAT_INTERVAL_MS", 30_000, 100),
     sendHighWaterBytes: integer(env, "SEND_HIGH_WATER_BYTES", 8 * 1024 * 1024, 1024),
     slowReaderTimeoutMs: integer(env, "SLOW_READER_TIMEOUT_MS", 30_000, 100),
@@ -103,50 +135,43 @@ export function parseConfig(env: Env): Config {
     logMaxBytes: integer(env, "LOG_MAX_BYTES", 10 * 1024 * 1024, 1024),
     logMaxFiles: integer(env, "LOG_MAX_FILES", 5, 1),
     redisUrl: redisUrl(env),
+    clusterSecret: env.CLUSTER_SECRET ? checkedToken("CLUSTER_SECRET", env.CLUSTER_SECRET.trim(), CLUSTER_SECRET_MIN_LENGTH) : null,
+    redisCaFile: env.REDIS_CA_FILE ? env.REDIS_CA_FILE : null,
+    clusterMaxMessageBytes: integer(env, "CLUSTER_MAX_MESSAGE_BYTES", 8 * 1024 * 1024, 64 * 1024, 30 * 1024 * 1024),
     instanceId: env.INSTANCE_ID ? clientId(env, "INSTANCE_ID", "") : null,
     clusterTtlMs: integer(env, "CLUSTER_TTL_MS", 10_000, 500, 3_600_000),
-  });
+  };
+  checkSecurity(config);
+  return Object.freeze(config);
 }
 
-function text(env: Env, name: string, fallback: string): string {
-  const value = env[name];
-  return value === undefined || value === "" ? fallback : value;
+/** The combinations a hub refuses to start with: each would leave a door open that the operator did not mean to. */
+function checkSecurity(config: Config): void {
+  if (config.tokens.length > 0 && config.agentKeys.length === 0) {
+    throw new ConfigError("AUTH_KEY / AGENT_KEYS", "HUB_TOKEN or HUB_TOKENS is set, so agents need a key too: set AUTH_KEY (any client id) or AGENT_KEYS=key:clientA|clientB");
+  }
+  if (config.tokens.length === 0 && !isLoopbackHost(config.host) && !config.allowOpen) {
+    throw new ConfigError("HOST", `${config.host} is reachable from other machines and no HUB_TOKEN or HUB_TOKENS is set: set a token, or ALLOW_OPEN=true to serve every peer without one`);
+  }
+  if (config.redisUrl !== null && config.clusterSecret === null) {
+    throw new ConfigError("CLUSTER_SECRET", `REDIS_URL is set, so the instances need a shared secret to sign their messages: set CLUSTER_SECRET (${CLUSTER_SECRET_MIN_LENGTH}+ characters, the same on every instance)`);
+  }
+  if (config.redisCaFile !== null) {
+    if (!config.redisUrl?.startsWith("rediss://")) throw new ConfigError("REDIS_CA_FILE", "is for a TLS Redis: use it with a rediss:// REDIS_URL");
+    if (!existsSync(config.redisCaFile)) throw new ConfigError("REDIS_CA_FILE", `${config.redisCaFile} does not exist`);
+  }
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
-  const value = Number(raw.trim());
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  return value;
+function tokens(env: Env): TokenGrant[] {
+  const found: TokenGrant[] = [];
+  if (env.HUB_TOKEN) found.push({ token: checkedToken("HUB_TOKEN", env.HUB_TOKEN.trim()), scope: null });
+  return [...found, ...grants(env, "HUB_TOKENS")];
 }
 
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === "") return fallback;
-  if (raw === "true" || raw === "1") return true;
-  if (raw === "false" || raw === "0") return false;
-  throw new ConfigError(name, `expected true or false, got "${env[name]}"`);
-}
-
-function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const found = choices.find((choice) => choice === raw);
-  if (found === undefined) throw new ConfigError(name, `expected one of ${choices.join(", ")}, got "${raw}"`);
-  return found;
-}
-
-function list(env: Env, name: string, normalize: (item: string) => string = (s) => s): ReadonlySet<string> {
-  const raw = env[name] ?? "";
-  return new Set(raw.split(",").map((item) => normalize(item.trim())).filter(Boolean));
-}
-
-function clientId(env: Env, name: string, fallback: string): string {
-  const value = text(env, name, fallback);
-  if (!ID_PATTERN.test(value)) throw new ConfigError(name, "use 1-128 characters of A-Z a-z 0-9 . _ -");
-  return value;
+function agentKeys(env: Env): TokenGrant[] {
+  const found: TokenGrant[] = [];
+  if (env.AUTH_KEY) found.push({ token: checkedToken("AUTH_KEY", env.AUTH_KEY.trim()), scope: null });
+  return [...found, ...grants(env, "AGENT_KEYS")];
 }
 
 function logLevel(env: Env): string {
@@ -175,31 +200,6 @@ function redisUrl(env: Env): string | null {
   if (raw === undefined || raw === "") return null;
   if (!/^rediss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError("REDIS_URL", "use redis://host:6379 (or rediss:// for TLS), optionally with user:password@ and /db");
   return raw;
-}
-
-function parseTokens(env: Env): TokenGrant[] {
-  const grants: TokenGrant[] = [];
-  if (env.HUB_TOKEN) grants.push({ token: checkedToken("HUB_TOKEN", env.HUB_TOKEN.trim()), scope: null });
-  for (const item of (env.HUB_TOKENS ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
-    const [token = "", scopeText] = item.split(":", 2);
-    checkedToken("HUB_TOKENS", token);
-    if (scopeText === undefined) {
-      grants.push({ token, scope: null });
-      continue;
-    }
-    const clients = scopeText.split("|").map((s) => s.trim());
-    if (clients.length === 0 || clients.some((c) => !ID_PATTERN.test(c))) {
-      throw new ConfigError("HUB_TOKENS", "a scope is client ids separated by |, e.g. token:clientA|clientB");
-    }
-    grants.push({ token, scope: new Set(clients) });
-  }
-  return grants;
-}
-
-function checkedToken(name: string, token: string): string {
-  if (token.length < 8) throw new ConfigError(name, "a token needs at least 8 characters");
-  if (/[\s:,]/.test(token)) throw new ConfigError(name, "a token may not contain spaces, ':' or ','");
-  return token;
 }
 
 /** Where the command line finds the hub: --hub/--token win over TABWIRE_URL/TABWIRE_TOKEN (environment or .env). */

@@ -63,7 +63,7 @@ export async function startHub(config: Config): Promise<Hub> {
   // The DevTools client sends its own calls without "jsonrpc".
   const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer: metrics });
   const authenticator = new Authenticator(config.tokens);
-  const agentKey = new Authenticator(config.authKey ? [{ token: config.authKey, scope: null }] : []);
+  const agentKey = new Authenticator(config.agentKeys);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
   const sockets = new Set<WebSocket>();

@@ -1,7 +1,8 @@
+import { ID_PATTERN } from "../config-values.js";
 import { HubError } from "../errors.js";
 
 /** The characters and length every client and tab id must have (no `/`, `..` or `:` inside). */
-export const ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+export { ID_PATTERN };
 
 /** A parsed composite target `clientId:tabId`. */
 export interface TargetId {

@@ -38,7 +38,8 @@ async function startClusterHub(id: string, redisUrl: string): Promise<ClusterHub
     CLUSTER_TTL_MS: String(TTL_MS),
     HUB_TOKEN: "",
     HUB_TOKENS: `${FULL_TOKEN},${TEAM_TOKEN}:team`,
-    AUTH_KEY: "",
+    AUTH_KEY: "agent-key-cluster",
+    CLUSTER_SECRET: "cluster-secret-for-tests",
     CDP_URL: "",
     LOG_LEVEL: "warn",
     LOG_DIR: path.join(tmp, "logs"),
@@ -113,7 +114,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     return connected;
   };
   const agent = async (n: 1 | 2 | 3, clientId: string, answer: string): Promise<TestAgent> => {
-    const connected = await TestAgent.connect({ url: `${hub(n).url}/agent`, clientId });
+    const connected = await TestAgent.connect({ url: `${hub(n).url}/agent?token=agent-key-cluster`, clientId });
     agents.push(connected);
     connected.onRequest("evaluate", (params) => {
       const { requestId, input } = params as { requestId: string; input: string };

@@ -129,7 +129,7 @@ describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed
   before(async () => {
     process.on("unhandledRejection", onCrash);
     process.on("uncaughtExceptionMonitor", onCrash);
-    hub = await startTestHub({ HUB_TOKEN: CONTROL_TOKEN, HUB_TOKENS: `${FUZZ_TOKEN}:${FUZZ_CLIENT}`, DEFAULT_TIMEOUT_MS: "5000", MAX_PAYLOAD: String(MAX_PAYLOAD_BYTES) });
+    hub = await startTestHub({ HUB_TOKEN: CONTROL_TOKEN, HUB_TOKENS: `${FUZZ_TOKEN}:${FUZZ_CLIENT}`, AUTH_KEY: "agent-key-fuzzing", DEFAULT_TIMEOUT_MS: "5000", MAX_PAYLOAD: String(MAX_PAYLOAD_BYTES) });
     control = await ControlClient.open(hub);
     fuzz = await openFuzzSocket(hub);
     side = await connect(hub, { token: FUZZ_TOKEN });

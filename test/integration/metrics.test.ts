@@ -28,7 +28,7 @@ describe("GET /metrics (Prometheus text, real hub and Chromium)", function () {
   };
 
   before(async () => {
-    hub = await startTestHub({ HUB_TOKEN: TOKEN });
+    hub = await startTestHub({ HUB_TOKEN: TOKEN, AUTH_KEY: "agent-key-metrics" });
     client = await TabwireClient.connect({ url: hub.url, token: TOKEN, reconnect: false });
   });
   after(async () => {

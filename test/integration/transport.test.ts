@@ -28,6 +28,7 @@ describe("transport: auth, origins, limits, heartbeat, shutdown (real hub)", fun
     hub = await startTestHub({
       HUB_TOKEN: FULL,
       HUB_TOKENS: `${SECOND},${SCOPED}:alpha`,
+      AUTH_KEY: "agent-key-transport",
       ALLOWED_ORIGINS: "https://allowed.example",
       MAX_PAYLOAD: "65536",
       HEARTBEAT_INTERVAL_MS: "300",
@@ -168,7 +169,7 @@ describe("logs", function () {
     const path = await import("node:path");
     const logDir = await mkdtemp(path.join(tmpdir(), "tabwire-logs-"));
     const token = "very-secret-token-777";
-    const hub = await startTestHub({ HUB_TOKEN: token, LOG_DIR: logDir, LOG_LEVEL: "debug" });
+    const hub = await startTestHub({ HUB_TOKEN: token, AUTH_KEY: "agent-key-transport", LOG_DIR: logDir, LOG_LEVEL: "debug" });
     try {
       const client = await TestRpcClient.connect(hub.url, { path: `/rpc?token=${token}` });
       const { target } = await client.call<{ target: string }>("tabs.open", {});
