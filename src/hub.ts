@@ -6,6 +6,7 @@ import { Browser } from "./cdp/browser.js";
 import { SessionPool } from "./cdp/session-pool.js";
 import { AgentRegistry } from "./clients/agent-registry.js";
 import { ClientManager } from "./clients/client-manager.js";
+import { limitPopups } from "./clients/popup-quota.js";
 import type { Config } from "./config.js";
 import { ConsoleStream } from "./events/console-stream.js";
 import { EventTopics } from "./events/event-topics.js";
@@ -48,7 +49,8 @@ export async function startHub(config: Config): Promise<Hub> {
   const browser = new Browser(config);
   const pool = new SessionPool(browser, { maxSessions: config.maxSessions, dialogPolicy: config.dialogPolicy });
   const agents = new AgentRegistry();
-  const clients = new ClientManager(browser, agents, config.defaultClientId);
+  const clients = new ClientManager(browser, agents, { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs });
+  limitPopups(browser, clients, config.maxTabsPerClient);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
   const eventTopics = new EventTopics(clients, consoleStream, agents);
   const metrics = new HubMetrics({ browser, pool, console: consoleStream });
@@ -92,7 +94,8 @@ export async function startHub(config: Config): Promise<Hub> {
         agentKey,
         authKey: config.authKey,
         legacyAuth: config.agentLegacyAuth,
-        authenticated: decision.authenticated,
+        grant: decision.authenticated ? decision.grant : null,
+        refusal: (baseId, tabId, keyScope) => clients.refusalOfAgent(baseId, tabId, keyScope),
         serverId,
         version: HUB_VERSION,
       });

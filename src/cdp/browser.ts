@@ -13,6 +13,10 @@ export interface PageInfo {
   tabId: string;
   url: string;
   title: string;
+  /** The browser context it lives in (a client's own, or Chrome's default one). */
+  browserContextId?: string;
+  /** The page that opened it (a popup), if any. */
+  openerId?: string;
 }
 
 const RESTART_DELAY_MIN_MS = 250;
@@ -162,7 +166,7 @@ export class Browser extends EventEmitter {
   #onTargetInfo(info: Protocol.Target.TargetInfo): void {
     if (info.type !== "page" || this.#crashed.has(info.targetId)) return;
     const known = this.#pages.get(info.targetId);
-    const page: PageInfo = { tabId: info.targetId, url: info.url, title: info.title };
+    const page: PageInfo = { tabId: info.targetId, url: info.url, title: info.title, browserContextId: info.browserContextId, openerId: info.openerId };
     this.#pages.set(info.targetId, page);
     if (!known) this.emit("pageCreated", page);
   }

@@ -1,8 +1,8 @@
 import { HubError } from "../errors.js";
-import type { Authenticator } from "../transport/auth.js";
+import type { Authenticator, Grant } from "../transport/auth.js";
 import { AgentCalls } from "./agent-calls.js";
 import type { AgentRecord, AgentRegistry } from "./agent-registry.js";
-import { ID_PATTERN } from "./target-id.js";
+import { formatTarget, ID_PATTERN } from "./target-id.js";
 
 /** What the agent protocol needs of the socket it runs on. */
 export interface AgentSocket {
@@ -19,8 +19,10 @@ export interface AgentHandshakeOptions {
   /** The AUTH_KEY itself, sent in auth_required only when legacy auth is on. */
   authKey: string | null;
   legacyAuth: boolean;
-  /** Whether the upgrade already carried a valid key (or the hub needs none). */
-  authenticated: boolean;
+  /** What the key the upgrade carried reaches (scope null: any client id), or null when the agent must still present one. */
+  grant: Grant | null;
+  /** Why an agent may not register as `baseId:tabId` with a key of that scope (a tab of another client), or null. */
+  refusal(baseId: string, tabId: string, keyScope: ReadonlySet<string> | null): string | null;
   serverId: string;
   version: string;
 }
@@ -93,9 +95,10 @@ export class AgentHandshake {
     const problem = checkClientId(clientId) ?? checkCapabilities(frame.capabilities);
     if (problem || typeof clientId !== "string") return this.#reject(typeof clientId === "string" ? clientId.slice(0, 300) : null, problem ?? "");
     if (this.#record) return this.#reject(clientId, "this connection has registered already; open a new one per tab");
-    const { agentKey, authenticated, legacyAuth, authKey } = this.#options;
+    const { agentKey, legacyAuth, authKey } = this.#options;
     const secret = frame.secretKey;
-    if (authenticated || (typeof secret === "string" && agentKey.check(secret))) return this.#accept(clientId, frame.capabilities);
+    const grant = this.#options.grant ?? (typeof secret === "string" ? agentKey.check(secret) : null);
+    if (grant) return this.#admit(clientId, frame.capabilities, grant);
     if (typeof secret === "string") return this.#reject(clientId, "the secretKey is wrong");
     if (!legacyAuth || authKey === null) return this.#reject(clientId, "authentication required: connect with ?token=<AUTH_KEY> or send secretKey in register");
     this.#pending = { clientId, capabilities: frame.capabilities };
@@ -108,15 +111,26 @@ export class AgentHandshake {
     const pending = this.#pending;
     this.#pending = null;
     if (!pending) return this.#socket.sendFrame({ type: "error", message: "auth_verify without a pending register" });
-    if (frame.verified === true) this.#accept(pending.clientId, pending.capabilities);
+    // The legacy challenge proves AUTH_KEY, which reaches every client id.
+    if (frame.verified === true) this.#admit(pending.clientId, pending.capabilities, { scope: null });
     else this.#reject(pending.clientId, "the agent's secret does not match the hub's");
   }
 
-  #accept(clientId: string, capabilities: unknown): void {
+  /** Registers the agent if its key reaches its base id and its tab is not another client's. */
+  #admit(clientId: string, capabilities: unknown, grant: Grant): void {
     const colon = clientId.indexOf(":");
     const baseId = colon < 0 ? clientId : clientId.slice(0, colon);
     const tabId = colon < 0 ? "default" : clientId.slice(colon + 1);
-    const composite = `${baseId}:${tabId}`;
+    if (grant.scope !== null && !grant.scope.has(baseId)) {
+      return this.#reject(clientId, `this key may not register client ${baseId}; use a key of AGENT_KEYS bound to it`);
+    }
+    const refusal = this.#options.refusal(baseId, tabId, grant.scope);
+    if (refusal !== null) return this.#reject(clientId, refusal);
+    this.#accept(baseId, tabId, capabilities);
+  }
+
+  #accept(baseId: string, tabId: string, capabilities: unknown): void {
+    const composite = formatTarget(baseId, tabId);
     const record: AgentRecord = {
       clientId: composite,
       baseId,

@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import { HubError } from "../errors.js";
 import type { Browser, PageInfo } from "../cdp/browser.js";
 import type { AgentRecord, AgentRegistry } from "./agent-registry.js";
+import { ClientContexts } from "./client-contexts.js";
 import { formatTarget, parseTarget } from "./target-id.js";
 
 /** Who is calling: the base client ids their token reaches, or null for every client. */
@@ -26,48 +27,55 @@ export interface ClientEntry {
   tabs: string[];
 }
 
+/** What ClientManager tells its listeners: a tab appeared or went, with its owner. */
+export interface ClientManagerEvents {
+  tabOpened: [entry: TabEntry];
+  tabClosed: [entry: TabEntry, reason: string];
+}
+
+/** How clients are kept: the client of unclaimed tabs, and how long an idle client's browser context lives. */
+export interface ClientManagerOptions {
+  defaultClientId: string;
+  clientIdleMs: number;
+}
+
 /**
- * The registry of clients keyed by `clientId:tabId`: the one place that answers which tab a target names and
- * whether a caller may see it. A tab nobody claimed belongs to the default client. Emits `tabOpened` (TabEntry) and
- * `tabClosed` (TabEntry, reason) with the tab's owner.
+ * The registry of clients keyed by `clientId:tabId`: the one place that answers which tab a target names, who owns
+ * it and whether a caller may see it. A tab in a client's browser context belongs to that client; a tab of Chrome's
+ * default context belongs to the default client, unless an agent registered from it (while it stays) or it is a
+ * popup of such a tab.
  */
-export class ClientManager extends EventEmitter {
+export class ClientManager extends EventEmitter<ClientManagerEvents> {
+  /** Every client's browser context. */
+  readonly contexts: ClientContexts;
   #browser: Browser;
   #agents: AgentRegistry;
   #defaultClientId: string;
+  /** The owner of every page that is not the default client's. */
   #owners = new Map<string, string>();
-  #opening = 0;
-  #unannounced: PageInfo[] = [];
+  /** Default-context tabs an agent claimed: tabId -> the agent's composite id. */
+  #agentClaims = new Map<string, string>();
 
-  constructor(browser: Browser, agents: AgentRegistry, defaultClientId: string) {
+  constructor(browser: Browser, agents: AgentRegistry, options: ClientManagerOptions) {
     super();
     this.setMaxListeners(0);
     this.#browser = browser;
     this.#agents = agents;
-    // An agent that registers from a tab makes its base id the tab's owner.
-    agents.on("connected", (agent: AgentRecord) => {
-      if (browser.page(agent.tabId)) this.claim(agent.tabId, agent.baseId);
+    this.#defaultClientId = options.defaultClientId;
+    this.contexts = new ClientContexts(browser, {
+      defaultClientId: options.defaultClientId,
+      idleMs: options.clientIdleMs,
+      isBusy: (clientId) => this.#isBusy(clientId),
     });
-    this.#defaultClientId = defaultClientId;
-    browser.on("pageCreated", (page: PageInfo) => this.#announce(page));
+    agents.on("connected", (agent: AgentRecord) => this.#onAgentConnected(agent));
+    agents.on("disconnected", (agent: AgentRecord) => this.#onAgentDisconnected(agent));
+    browser.on("pageCreated", (page: PageInfo) => this.#opened(page));
     browser.on("pageCrashed", (tabId: string) => this.#closed(tabId, "crashed"));
     browser.on("pageDestroyed", (tabId: string, reason: "closed" | "detached") => this.#closed(tabId, reason));
-    browser.on("disconnected", () => this.#owners.clear());
-  }
-
-  /**
-   * Holds back `tabOpened` while a tab is being opened for a client, so it is announced with its owner; returns
-   * the release.
-   */
-  beginOpen(): () => void {
-    this.#opening++;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      if (--this.#opening > 0) return;
-      for (const page of this.#unannounced.splice(0)) if (this.#browser.page(page.tabId)) this.#announce(page);
-    };
+    browser.on("disconnected", () => {
+      this.#owners.clear();
+      this.#agentClaims.clear();
+    });
   }
 
   /** The base client that owns a tab. */
@@ -75,10 +83,25 @@ export class ClientManager extends EventEmitter {
     return this.#owners.get(tabId) ?? this.#defaultClientId;
   }
 
-  /** Gives a tab to a client (tabs.open with clientId, or an agent registering from it). */
-  claim(tabId: string, clientId: string): void {
-    if (clientId === this.#defaultClientId) this.#owners.delete(tabId);
-    else this.#owners.set(tabId, clientId);
+  /** How many tabs a client has open. */
+  tabCount(clientId: string): number {
+    let count = 0;
+    for (const page of this.#browser.pages()) if (this.ownerOf(page.tabId) === clientId) count++;
+    return count;
+  }
+
+  /**
+   * Why an agent may not register as `baseId:tabId`, or null when it may: a tab of another client is never taken;
+   * an unclaimed tab of the default client only by a key that reaches every client id (AUTH_KEY, single tenant).
+   */
+  refusalOfAgent(baseId: string, tabId: string, keyScope: ReadonlySet<string> | null): string | null {
+    const page = this.#browser.page(tabId);
+    if (!page) return null;
+    const owner = this.ownerOf(tabId);
+    if (owner === baseId) return null;
+    const claimable = owner === this.#defaultClientId && this.contexts.clientOf(page.browserContextId) === undefined;
+    if (claimable && keyScope === null) return null;
+    return `tab ${tabId} is not a tab of client ${baseId}; an agent registers only from its own client's tabs`;
   }
 
   /** Whether the caller's token reaches this base client. */
@@ -127,16 +150,53 @@ export class ClientManager extends EventEmitter {
     return this.#entry(clientId, page);
   }
 
-  #announce(page: PageInfo): void {
-    if (this.#opening > 0) this.#unannounced.push(page);
-    else this.emit("tabOpened", this.#entry(this.ownerOf(page.tabId), page));
+  /** A new page's owner: its context's client, else its opener's (a popup of a claimed tab), else the default client. */
+  #opened(page: PageInfo): void {
+    const opener = page.openerId;
+    const owner = this.contexts.clientOf(page.browserContextId) ?? (opener === undefined ? undefined : this.#owners.get(opener));
+    if (owner !== undefined && owner !== this.#defaultClientId) this.#owners.set(page.tabId, owner);
+    // A popup of a tab an agent claimed is given back with it.
+    const claim = opener === undefined ? undefined : this.#agentClaims.get(opener);
+    if (claim !== undefined) this.#agentClaims.set(page.tabId, claim);
+    const clientId = this.ownerOf(page.tabId);
+    this.contexts.review(clientId);
+    this.emit("tabOpened", this.#entry(clientId, page));
   }
 
   /** Announces a tab that went (with the owner it had), then forgets its owner. */
   #closed(tabId: string, reason: string): void {
     const page = this.#browser.page(tabId) ?? { tabId, url: "", title: "" };
-    this.emit("tabClosed", this.#entry(this.ownerOf(tabId), page), reason);
+    const owner = this.ownerOf(tabId);
+    this.emit("tabClosed", this.#entry(owner, page), reason);
     this.#owners.delete(tabId);
+    this.#agentClaims.delete(tabId);
+    this.contexts.review(owner);
+  }
+
+  // An agent that registers from an unclaimed default-context tab owns it while it stays (refusalOfAgent allowed it).
+  #onAgentConnected(agent: AgentRecord): void {
+    const page = this.#browser.page(agent.tabId);
+    if (page && this.ownerOf(agent.tabId) === this.#defaultClientId && agent.baseId !== this.#defaultClientId && this.contexts.clientOf(page.browserContextId) === undefined) {
+      this.#owners.set(agent.tabId, agent.baseId);
+      this.#agentClaims.set(agent.tabId, agent.clientId);
+    }
+    this.contexts.review(agent.baseId);
+  }
+
+  // A newer connection of the same composite id keeps the claim; otherwise the tabs go back to the default client.
+  #onAgentDisconnected(agent: AgentRecord): void {
+    if (this.#agents.get(agent.clientId) === undefined) {
+      for (const [tabId, claimant] of [...this.#agentClaims]) {
+        if (claimant !== agent.clientId) continue;
+        this.#agentClaims.delete(tabId);
+        this.#owners.delete(tabId);
+      }
+    }
+    this.contexts.review(agent.baseId);
+  }
+
+  #isBusy(clientId: string): boolean {
+    return this.tabCount(clientId) > 0 || this.#agents.all().some((agent) => agent.baseId === clientId);
   }
 
   #entry(clientId: string, page: PageInfo): TabEntry {

@@ -70,7 +70,8 @@ export class ClusterEvents {
     for (const unlisten of this.#unlisten.splice(0)) unlisten();
   }
 
-  #queue(topic: Topic, clientId: string, method: string, params: Record<string, unknown>): void {
+  // Client contexts are each instance's own (one Chrome each): client.opened/closed stay on their instance.
+  #queue(topic: EventMessage["topic"], clientId: string, method: string, params: Record<string, unknown>): void {
     this.#outbox.push({ type: "event", from: this.#options.registry.instanceId, topic, clientId, method, params });
     void this.#publisher.request();
   }

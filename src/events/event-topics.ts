@@ -4,12 +4,13 @@ import type { ConnectionState } from "../rpc/method.js";
 import type { ConsoleStream } from "./console-stream.js";
 
 /** The topics of events.subscribe. */
-export type Topic = "tabs" | "agents";
+export type Topic = "tabs" | "agents" | "clients";
 
 /**
  * Tab notifications: `tab.opened` and `tab.closed` to connections subscribed to the `tabs` topic that may see the
  * tab, and `tab.closed` to every connection subscribed to the tab's console (once per connection); agent
- * notifications (`agent.connected`, `agent.ready`, `agent.disconnected`) to the `agents` topic.
+ * notifications (`agent.connected`, `agent.ready`, `agent.disconnected`) to the `agents` topic; `client.opened` and
+ * `client.closed` (a client's browser context made, or disposed) to the `clients` topic.
  */
 export class EventTopics {
   #clients: ClientManager;
@@ -25,6 +26,12 @@ export class EventTopics {
         for (const connection of this.#watchers("agents", clientId)) connection.notify(method, { target, clientId, tabId });
       });
     }
+    clients.contexts.on("opened", (clientId) => {
+      for (const connection of this.#watchers("clients", clientId)) connection.notify("client.opened", { clientId });
+    });
+    clients.contexts.on("closed", (clientId, reason) => {
+      for (const connection of this.#watchers("clients", clientId)) connection.notify("client.closed", { clientId, reason });
+    });
     clients.on("tabOpened", (entry: TabEntry) => {
       const { target, clientId, tabId, url } = entry;
       for (const connection of this.#watchers("tabs", clientId)) connection.notify("tab.opened", { target, clientId, tabId, url });

@@ -15,31 +15,32 @@ const CLOSE_TIMEOUT_MS = 2_000;
 // How long past the call's budget a Target.createTarget answer is still waited for, to close a tab that came late.
 const LATE_TAB_GRACE_MS = 10_000;
 
-/** `tabs.open`: a new tab for a client, loaded to `waitUntil`; a tab whose load fails is closed again. */
+/** `tabs.open`: a new tab for a client, in that client's browser context, loaded to `waitUntil`; a tab whose load fails is closed again. */
 export const tabsOpen = defineMethod<TabsOpenParams>({
   name: "tabs.open",
   async run(params, call) {
     const { browser, clients, pool, config } = call.services;
     checkUrlAllowed(params.url, config);
     const clientId = ownerFor(params.clientId, call);
+    const open = clients.tabCount(clientId);
+    if (open >= config.maxTabsPerClient) {
+      throw new HubError("OVERLOADED", `client ${clientId} has ${open} tabs open (MAX_TABS_PER_CLIENT=${config.maxTabsPerClient}); close some with tabs.close first`, { limit: config.maxTabsPerClient });
+    }
     const direct = params.waitUntil === "none" || params.url === "about:blank";
+    const browserContextId = await clients.contexts.acquire(clientId, call.budget);
     const connection = browser.connection();
-    const announce = clients.beginOpen();
     // Chrome makes the tab even when the call ends first: the command outlives the budget, so a late tab is closed.
     const creating = connection.send(
       "Target.createTarget",
-      { url: direct ? params.url : "about:blank", background: params.background },
+      { url: direct ? params.url : "about:blank", background: params.background, ...(browserContextId === undefined ? {} : { browserContextId }) },
       { timeoutMs: call.budget.remainingMs() + LATE_TAB_GRACE_MS },
     );
     let targetId: string;
     try {
       targetId = (await call.budget.race(creating)).targetId;
-      clients.claim(targetId, clientId);
     } catch (error) {
       void creating.then(({ targetId: late }) => browser.closePage(late, AbortSignal.timeout(CLOSE_TIMEOUT_MS))).catch(() => {});
       throw error;
-    } finally {
-      announce();
     }
     try {
       if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params.url, params.waitUntil, call.budget);

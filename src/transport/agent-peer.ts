@@ -4,9 +4,8 @@ import type { Router } from "../rpc/router.js";
 import { RpcPeer } from "./rpc-peer.js";
 
 /** What an agent connection needs besides its socket. */
-export interface AgentPeerOptions<S> extends Omit<AgentHandshakeOptions, "authenticated"> {
+export interface AgentPeerOptions<S> extends AgentHandshakeOptions {
   router: Router<S>;
-  authenticated: boolean;
   peer: string;
   highWaterBytes: number;
   slowReaderTimeoutMs: number;

@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { isForeignOrigin, isLoopback, tokenFromRequest, type Authenticator, type Grant } from "./auth.js";
 
-/** An upgrade the hub accepted: which endpoint, what the caller may reach, and whether it already proved who it is. */
+/** An upgrade the hub accepted: which endpoint, what the caller (or the agent's key) may reach, and whether it already proved who it is. */
 export interface AcceptedUpgrade {
   endpoint: "rpc" | "agent";
   grant: Grant;
@@ -57,8 +57,9 @@ function decideAgent(request: IncomingMessage, url: URL, agentKey: Authenticator
   }
   const token = tokenFromRequest(request, url);
   if (token === null) return { endpoint: "agent", grant: { scope: null }, peer, authenticated: false };
-  if (!agentKey.check(token)) return { status: 401, message: "the agent key is wrong: use the hub's AUTH_KEY as ?token=<key>" };
-  return { endpoint: "agent", grant: { scope: null }, peer, authenticated: true };
+  const grant = agentKey.check(token);
+  if (!grant) return { status: 401, message: "the agent key is wrong: use one of the hub's agent keys (AUTH_KEY or AGENT_KEYS) as ?token=<key>" };
+  return { endpoint: "agent", grant, peer, authenticated: true };
 }
 
 /** Answers a refused upgrade with a plain HTTP response and closes the socket, so no 101 is ever sent. */

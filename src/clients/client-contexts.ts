@@ -1,0 +1,144 @@
+import { EventEmitter } from "node:events";
+import type { Budget } from "../budget.js";
+import type { Browser } from "../cdp/browser.js";
+import { CDP_COMMAND_TIMEOUT_MS } from "../cdp/callback-registry.js";
+import { HubError } from "../errors.js";
+import { log } from "../log.js";
+
+/** Why a client's context went: it was idle for CLIENT_IDLE_MS, or Chrome (and every context with it) was lost. */
+export type ClientClosedReason = "idle" | "browser";
+
+/** What ClientContexts tells its listeners. */
+export interface ClientContextEvents {
+  opened: [clientId: string];
+  closed: [clientId: string, reason: ClientClosedReason];
+}
+
+/** How contexts are kept: which client keeps Chrome's default one, how long an idle one lives, what counts as busy. */
+export interface ClientContextsOptions {
+  defaultClientId: string;
+  idleMs: number;
+  /** Whether a client has a tab or an agent now (then its context is kept). */
+  isBusy(clientId: string): boolean;
+}
+
+/** One client's browser context: its own cookies, storage, cache, permissions and service workers. */
+interface ClientContext {
+  clientId: string;
+  /** Chrome's id once made; null while Target.createBrowserContext runs. */
+  id: string | null;
+  making: Promise<string>;
+  /** Calls that are opening a tab in it now: it is not disposed under them. */
+  holds: number;
+  idleTimer: NodeJS.Timeout | null;
+}
+
+const DISPOSE_TIMEOUT_MS = 5_000;
+
+/**
+ * A Chrome browser context per base client id, made at the client's first tab and disposed once it has had no tab
+ * and no agent for CLIENT_IDLE_MS, so no client ever sees another's cookies or storage. The default client keeps
+ * Chrome's default context. The home of a client's browser state (later: its import and export).
+ */
+export class ClientContexts extends EventEmitter<ClientContextEvents> {
+  #browser: Browser;
+  #options: ClientContextsOptions;
+  #byClient = new Map<string, ClientContext>();
+  #byContextId = new Map<string, string>();
+
+  constructor(browser: Browser, options: ClientContextsOptions) {
+    super();
+    this.setMaxListeners(0);
+    this.#browser = browser;
+    this.#options = options;
+    browser.on("disconnected", () => this.#forgetAll());
+  }
+
+  /**
+   * The context a client's new tab opens in (undefined: Chrome's default one, for the default client), made at first
+   * use and held until the call's budget ends, so it is not disposed while the tab is being opened.
+   */
+  async acquire(clientId: string, budget: Budget): Promise<string | undefined> {
+    if (clientId === this.#options.defaultClientId) return undefined;
+    const context = this.#byClient.get(clientId) ?? this.#make(clientId);
+    context.holds++;
+    this.#disarm(context);
+    budget.defer(() => {
+      context.holds--;
+      this.review(clientId);
+    });
+    return budget.race(context.making);
+  }
+
+  /** The client a browser context belongs to, if it is one of the clients' contexts. */
+  clientOf(browserContextId: string | undefined): string | undefined {
+    return browserContextId === undefined ? undefined : this.#byContextId.get(browserContextId);
+  }
+
+  /** How many clients have a context now. */
+  get size(): number {
+    return this.#byClient.size;
+  }
+
+  /** Looks at a client again: its context is disposed CLIENT_IDLE_MS after it last had a tab, an agent or a call opening a tab. */
+  review(clientId: string): void {
+    const context = this.#byClient.get(clientId);
+    if (!context) return;
+    this.#disarm(context);
+    if (context.holds > 0 || this.#options.isBusy(clientId)) return;
+    context.idleTimer = setTimeout(() => this.#dispose(context), this.#options.idleMs);
+    context.idleTimer.unref();
+  }
+
+  #make(clientId: string): ClientContext {
+    const making = this.#browser
+      .connection()
+      .send("Target.createBrowserContext", { disposeOnDetach: true }, { timeoutMs: CDP_COMMAND_TIMEOUT_MS })
+      .then(({ browserContextId }) => {
+        if (this.#byClient.get(clientId) !== context) throw new HubError("BROWSER_UNAVAILABLE", "Chrome was lost while the client's browser context was made; retry shortly");
+        context.id = browserContextId;
+        this.#byContextId.set(browserContextId, clientId);
+        this.emit("opened", clientId);
+        return browserContextId;
+      });
+    const context: ClientContext = { clientId, id: null, making, holds: 0, idleTimer: null };
+    this.#byClient.set(clientId, context);
+    // A failed make is forgotten, so the next call tries again; its callers get the error through `making`.
+    making.catch((error: Error) => {
+      if (this.#byClient.get(clientId) === context) this.#byClient.delete(clientId);
+      log.warn("cannot make a client's browser context", { clientId, error: error.message });
+    });
+    return context;
+  }
+
+  #disarm(context: ClientContext): void {
+    if (context.idleTimer) clearTimeout(context.idleTimer);
+    context.idleTimer = null;
+  }
+
+  #dispose(context: ClientContext): void {
+    context.idleTimer = null;
+    if (context.holds > 0 || this.#options.isBusy(context.clientId) || context.id === null) return;
+    this.#forget(context);
+    this.emit("closed", context.clientId, "idle");
+    if (!this.#browser.isUp) return;
+    this.#browser
+      .connection()
+      .send("Target.disposeBrowserContext", { browserContextId: context.id }, { timeoutMs: DISPOSE_TIMEOUT_MS })
+      .catch((error: Error) => log.warn("cannot dispose an idle client's browser context", { clientId: context.clientId, error: error.message }));
+  }
+
+  #forget(context: ClientContext): void {
+    this.#disarm(context);
+    this.#byClient.delete(context.clientId);
+    if (context.id !== null) this.#byContextId.delete(context.id);
+  }
+
+  // Chrome's contexts went with the connection: every client starts afresh.
+  #forgetAll(): void {
+    for (const context of [...this.#byClient.values()]) {
+      this.#forget(context);
+      if (context.id !== null) this.emit("closed", context.clientId, "browser");
+    }
+  }
+}
