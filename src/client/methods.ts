@@ -78,7 +78,7 @@ export interface Methods {
   "console.subscribe": { params: TabParams & { levels?: ConsoleMessage["level"][]; exceptions?: boolean; replay?: boolean }; result: { subscriptionId: string } };
   "console.unsubscribe": { params: { subscriptionId: string }; result: { unsubscribed: true } };
   "console.list": { params: TabParams & { limit?: number; sinceNavigation?: boolean }; result: { messages: Omit<ConsoleMessage, "subscriptionId" | "target">[] } };
-  "events.subscribe": { params: { topics: ("tabs" | "agents")[] }; result: { topics: string[] } };
+  "events.subscribe": { params: { topics: ("tabs" | "agents" | "clients")[] }; result: { topics: string[] } };
   "agent.run": {
     params: TabParams & { input: string | { role: string; content: string }[]; tool?: string; url?: string; model?: unknown; metadata?: Record<string, unknown> };
     result: unknown;
@@ -100,6 +100,8 @@ export interface Notifications {
   "agent.connected": { target: string; clientId: string; tabId: string };
   "agent.ready": { target: string; clientId: string; tabId: string };
   "agent.disconnected": { target: string; clientId: string; tabId: string };
+  "client.opened": { clientId: string };
+  "client.closed": { clientId: string; reason: "idle" | "browser" };
 }
 
 /** The names of the methods, for checking against the OpenRPC document. */

@@ -8,8 +8,9 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = { ".html": "text/html; c
 const PAGES_DIR = fileURLToPath(new URL("../../../test/fixtures/pages/", import.meta.url));
 
 /**
- * A localhost server for the fixture pages in test/fixtures/pages, plus /slow?ms=N which answers late and
- * /mark?name=X which a page calls to tell the test it got somewhere (e.g. just before it starts spinning).
+ * A localhost server for the fixture pages in test/fixtures/pages, plus /slow?ms=N which answers late,
+ * /mark?name=X which a page calls to tell the test it got somewhere (e.g. just before it starts spinning),
+ * /set-cookie?name=N&value=V which sets an HttpOnly cookie, and /cookies which answers the Cookie header it got.
  */
 export interface FixtureServer {
   origin: string;
@@ -72,6 +73,18 @@ async function serve(request: http.IncomingMessage, response: http.ServerRespons
       response.writeHead(200, { "Content-Type": "text/html" });
       response.end("<title>slow</title><p>slow page</p>");
     }, ms);
+    return;
+  }
+  if (url.pathname === "/set-cookie") {
+    // An HttpOnly cookie: a page's script cannot read it, but every request of the same browser context sends it.
+    const cookie = `${url.searchParams.get("name") ?? "session"}=${url.searchParams.get("value") ?? ""}; Path=/; HttpOnly`;
+    response.writeHead(200, { "Content-Type": "text/html", "Set-Cookie": cookie });
+    response.end("<title>cookie set</title>");
+    return;
+  }
+  if (url.pathname === "/cookies") {
+    response.writeHead(200, { "Content-Type": "text/plain" });
+    response.end(request.headers.cookie ?? "");
     return;
   }
   const name = path.basename(url.pathname) || "index.html";
