@@ -1,5 +1,8 @@
-import { closeSync, existsSync, fstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, fchmodSync, fstatSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import path from "node:path";
+
+// Readable by the operator only: the lines name peers, clients and targets.
+const FILE_MODE = 0o600;
 
 /**
  * An append-only file of lines for the log written on every call (api.log): the entries of one turn of the event
@@ -31,7 +34,9 @@ export class LogFile<T> {
     this.#maxBytes = options.maxBytes;
     this.#maxFiles = options.maxFiles;
     this.#onError = options.onError;
-    this.#fd = openSync(filename, "a");
+    this.#fd = openSync(filename, "a", FILE_MODE);
+    // A file left by an older version keeps its mode when opened again.
+    fchmodSync(this.#fd, FILE_MODE);
     this.#size = fstatSync(this.#fd).size;
   }
 
@@ -80,7 +85,7 @@ export class LogFile<T> {
       rmSync(numbered(this.#maxFiles - 1), { force: true });
       for (let n = this.#maxFiles - 2; n >= 0; n--) if (existsSync(numbered(n))) renameSync(numbered(n), numbered(n + 1));
     } finally {
-      this.#fd = openSync(this.filename, "a");
+      this.#fd = openSync(this.filename, "a", FILE_MODE);
       this.#size = fstatSync(this.#fd).size;
     }
   }

@@ -1,4 +1,4 @@
-import { mkdirSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import winston from "winston";
 import type { Config } from "./config.js";
@@ -93,28 +93,49 @@ export function logApi(entry: ApiLogEntry): void {
 
 /** Points the loggers at the configured directory and level, and learns the secrets to redact. */
 export function configureLogging(config: Config, extraSecrets: readonly string[] = []): void {
-  secrets = [...config.tokens.map((grant) => grant.token), config.authKey ?? "", ...extraSecrets].filter((s) => s.length > 0);
-  const file = (name: string, level?: string): winston.transport =>
-    new winston.transports.File({
-      filename: path.join(config.logDir, name),
+  const keys = [...config.tokens, ...config.agentKeys].map((grant) => grant.token);
+  const inUrls = [config.cdpUrl, config.redisUrl].flatMap(credentialsIn);
+  secrets = [...keys, config.clusterSecret ?? "", ...inUrls, ...extraSecrets].filter((s) => s.length > 0);
+  // Log lines name peers, clients and URLs: the files are the operator's to read, nobody else's.
+  mkdirSync(config.logDir, { recursive: true, mode: 0o700 });
+  const file = (name: string, level?: string): winston.transport => {
+    const filename = path.join(config.logDir, name);
+    if (existsSync(filename)) chmodSync(filename, 0o600);
+    return new winston.transports.File({
+      filename,
       maxsize: config.logMaxBytes,
       maxFiles: config.logMaxFiles,
       tailable: true,
+      options: { flags: "a", mode: 0o600 },
       ...(level ? { level } : {}),
     });
+  };
   log.clear();
   log.level = config.logLevel;
   log.add(consoleTransport(config.logLevel));
   log.add(file("combined.log"));
   log.add(file("error.log", "error"));
   apiFile?.close();
-  mkdirSync(config.logDir, { recursive: true });
   apiFile = new LogFile(path.join(config.logDir, "api.log"), {
     format: apiLineText,
     maxBytes: config.logMaxBytes,
     maxFiles: config.logMaxFiles,
     onError: (error) => log.error("cannot write api.log; request lines are lost until it can", { error: error.message }),
   });
+}
+
+/** The password and secret-looking query values of a URL setting (CDP_URL, REDIS_URL), to redact wherever they appear. */
+function credentialsIn(setting: string | null): string[] {
+  if (setting === null) return [];
+  let url: URL;
+  try {
+    url = new URL(setting);
+  } catch {
+    return [];
+  }
+  const found = [decodeURIComponent(url.password), url.password];
+  for (const [key, value] of url.searchParams) if (SECRET_KEY.test(key)) found.push(value);
+  return found;
 }
 
 /** Closes the log files so a stopping process loses no lines. */

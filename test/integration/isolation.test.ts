@@ -1,8 +1,7 @@
-import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import type { Hub } from "../../src/hub.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
+import { startRefused } from "../support/child-hub.js";
 import { collect } from "../support/collect.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
@@ -14,30 +13,11 @@ const TOKEN_A = "isolation-token-alpha";
 const TOKEN_B = "isolation-token-beta";
 const ANY_KEY = "isolation-any-client-key";
 const KEY_A = "isolation-alpha-key";
-const CLI = fileURLToPath(new URL("../../src/cli.js", import.meta.url));
 
 /** What a page of a client sees of its site's state: script-visible cookies, localStorage, and every cookie its requests carry. */
 async function siteState(client: TestRpcClient, target: string): Promise<{ cookie: string; stored: string | null; sent: string }> {
   const expression = "({ cookie: document.cookie, stored: localStorage.getItem('secret'), sent: await (await fetch('/cookies')).text() })";
   return (await evaluate<{ value: { cookie: string; stored: string | null; sent: string } }>(client, target, expression)).value;
-}
-
-/** Starts `tabwire serve` with `env` and resolves with its exit code and output once it exits (it must, at once). */
-function refusedStart(env: Record<string, string>): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [CLI, "serve"], { env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "error", ...env }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`the hub started instead of refusing: ${output}`));
-    }, 10_000);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
 }
 
 describe("isolation: a browser context per client, bound agents (real hub, real Chromium)", function () {
@@ -93,7 +73,9 @@ describe("isolation: a browser context per client, bound agents (real hub, real 
     it("a popup the page opens belongs to its client: listed for it, hidden from the other, sharing its cookies", async () => {
       await full.call("events.subscribe", { topics: ["tabs"] });
       const opened = collect<{ target: string; clientId: string }>(full, "tab.opened", (all) => all.some((tab) => tab.clientId === "beta"));
-      await evaluate(beta, betaTab.target, `window.open(${JSON.stringify(site.url("other.html"))}); 1`);
+      // The opener waits until the popup has loaded its page, so the calls below run on that page.
+      const loaded = "await new Promise((resolve) => { const ready = () => w.location.href !== 'about:blank' && w.document.readyState === 'complete'; const check = () => (ready() ? resolve() : setTimeout(check, 10)); check(); })";
+      await evaluate(beta, betaTab.target, `const w = window.open(${JSON.stringify(site.url("other.html"))}); ${loaded}; 1`);
       const popup = (await opened).find((tab) => tab.clientId === "beta");
       expect(popup?.target).to.match(/^beta:/);
       try {
@@ -200,14 +182,14 @@ describe("isolation: a browser context per client, bound agents (real hub, real 
 
   describe("start-up refusals", () => {
     it("tokens without an agent key: the hub does not start, naming AUTH_KEY and AGENT_KEYS", async () => {
-      const { code, output } = await refusedStart({ HUB_TOKEN: FULL });
+      const { code, output } = await startRefused({ HUB_TOKEN: FULL });
       expect(code).to.equal(2);
       expect(output).to.match(/AUTH_KEY.*AGENT_KEYS/);
       expect(output).to.not.include(FULL);
     });
 
     it("a non-loopback HOST without a token: the hub does not start unless ALLOW_OPEN=true", async () => {
-      const { code, output } = await refusedStart({ HOST: "0.0.0.0" });
+      const { code, output } = await startRefused({ HOST: "0.0.0.0" });
       expect(code).to.equal(2);
       expect(output).to.include("ALLOW_OPEN=true");
     });

@@ -1,10 +1,10 @@
 import { randomBytes } from "node:crypto";
-import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { TestAgent } from "../fixtures/wire-agent.js";
-import { startChildHub } from "../support/child-hub.js";
+import { startChildHub, startRefused } from "../support/child-hub.js";
 import { collect } from "../support/collect.js";
 import { request, upgradeStatus } from "../support/http-request.js";
 import { TestRpcClient } from "../support/rpc-client.js";
@@ -92,6 +92,30 @@ describe("security: secrets in logs (hub in a child process, LOG_LEVEL=debug)", 
       const places: (readonly [string, string])[] = [...logs, ["the console output", hub.output()]];
       const leaks = places.flatMap(([place, text]) => Object.entries(s).filter(([, value]) => text.includes(value)).map(([name]) => `${name} in ${place}`));
       expect(leaks).to.deep.equal([]);
+      // Only the operator reads them.
+      expect((await stat(hub.logDir)).mode & 0o777, "the log folder").to.equal(0o700);
+      for (const file of files) expect((await stat(file)).mode & 0o777, file).to.equal(0o600);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("the credentials in CDP_URL and REDIS_URL reach neither a log file nor the console", async () => {
+    const password = `pw-${randomBytes(12).toString("hex")}`;
+    const token = `tk-${randomBytes(12).toString("hex")}`;
+    const dir = await mkdtemp(path.join(os.tmpdir(), "tabwire-secrets-"));
+    try {
+      // Nothing listens there: the hub cannot start, and says why without the password or the token.
+      const refused = await startRefused({ CDP_URL: `http://tabwire:${password}@127.0.0.1:1/?token=${token}`, LOG_LEVEL: "debug", LOG_DIR: path.join(dir, "cdp") }, dir);
+      expect(refused.code).to.not.equal(0);
+      expect(refused.output).to.include("cannot start");
+      // Redis is away: the hub starts alone and logs why it cannot reach it.
+      const hub = await startChildHub({ REDIS_URL: `redis://tabwire:${password}@127.0.0.1:1`, CLUSTER_SECRET: `cs-${token}`, LOG_LEVEL: "debug", LOG_DIR: path.join(dir, "redis") }, { dir });
+      await hub.stop();
+      expect(hub.output()).to.include("Redis");
+      const files = await filesUnder(dir);
+      const texts = [refused.output, hub.output(), ...(await Promise.all(files.map((file) => readFile(file, "utf8"))))];
+      for (const text of texts) for (const secret of [password, token]) expect(text).to.not.include(secret);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

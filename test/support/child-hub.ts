@@ -92,3 +92,27 @@ async function heapAfterGc(output: string): Promise<number> {
     await inspector.close();
   }
 }
+
+/** What a hub that refused to start left: its exit code and everything it printed. */
+export interface RefusedStart {
+  code: number | null;
+  output: string;
+}
+
+/** Starts `tabwire serve` with `env` (in `cwd`) and resolves once it exits; a hub that starts instead fails the test. */
+export function startRefused(env: Record<string, string>, cwd?: string, timeoutMs = 15_000): Promise<RefusedStart> {
+  const child = spawn(process.execPath, [CLI, "serve"], { cwd, env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "error", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the hub did not exit within ${timeoutMs} ms: ${output.slice(-500)}`));
+    }, timeoutMs);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
