@@ -8,6 +8,7 @@ import type { BenchContext } from "./compare.js";
 import { clusterFigure } from "./cluster-figure.js";
 import { connectPerCommandFigure } from "./connect-per-command-figure.js";
 import { consoleFigures } from "./console-figure.js";
+import { contextFigures } from "./contexts-figure.js";
 import { evaluateFigure } from "./evaluate-figure.js";
 import { goalBound, isGoalMet, type Figure } from "./figure.js";
 import { hubStderrReport, startHubProcess, type HubProcess } from "./load.js";
@@ -41,7 +42,7 @@ async function loadOnFreshHub(cdpUrl: string): Promise<LoadFigure[]> {
 }
 
 /** The figures in the order they run; each alternative library connects, measures and disconnects on its own. */
-function steps(context: BenchContext, hubUrl: string): Array<[string, () => Promise<Figure | Figure[]>]> {
+function steps(context: BenchContext, hubUrl: string, chromePid: number): Array<[string, () => Promise<Figure | Figure[]>]> {
   return [
     ["evaluate vs raw CDP", () => evaluateFigure(context)],
     ["evaluate vs puppeteer-core", () => puppeteerFigure(context)],
@@ -52,6 +53,7 @@ function steps(context: BenchContext, hubUrl: string): Array<[string, () => Prom
     ["screenshot", () => screenshotFigure(context)],
     ["console", () => consoleFigures(context)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
+    ["contexts: what a client's own browser context costs", () => contextFigures(context.cdpUrl, chromePid, context.rounds)],
     [`load: ${LOAD_CONNECTIONS} orchestrators and ${LOAD_CONNECTIONS} idle agents`, async () => asTableRows(await loadOnFreshHub(context.cdpUrl))],
     ["cluster: a forwarded evaluate", () => (existsSync(REDIS_SERVER) ? clusterFigure(context, ROOT) : skipped("cluster", `${REDIS_SERVER} is missing (npm run setup installs it)`))],
   ];
@@ -81,7 +83,7 @@ async function main(): Promise<void> {
     };
     const context = { hub, raw, cdpUrl: chrome.wsUrl, target, tabId, sessionId: attached.result.sessionId, rounds: ROUNDS, calls: CALLS_PER_ROUND };
     const figures: Figure[] = [];
-    for (const [what, step] of steps(context, child.url)) {
+    for (const [what, step] of steps(context, child.url, chrome.process.pid ?? 0)) {
       const began = performance.now();
       figures.push(...[await step()].flat());
       process.stderr.write(`bench: ${what} measured in ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
