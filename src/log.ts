@@ -9,10 +9,16 @@ const REDACTED = "[redacted]";
 
 let secrets: readonly string[] = [];
 
-/** Replaces configured secrets in a string; cheap enough for every log line. */
+// The user:password@ of a URL (CDP_URL, REDIS_URL, or one an error message repeats), whatever the password is.
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
+// Shorter configured secrets are only redacted inside URLs: replacing every "p" of a line would say nothing.
+const MIN_REDACTED_LENGTH = 6;
+
+/** Replaces configured secrets (and the credentials of any URL) in a string; cheap enough for every log line. */
 export function redact(text: string): string {
   let out = text;
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  if (out.includes("@") && out.includes("://")) out = out.replace(URL_CREDENTIALS, `$1${REDACTED}@`);
   return out;
 }
 
@@ -95,7 +101,7 @@ export function logApi(entry: ApiLogEntry): void {
 export function configureLogging(config: Config, extraSecrets: readonly string[] = []): void {
   const keys = [...config.tokens, ...config.agentKeys].map((grant) => grant.token);
   const inUrls = [config.cdpUrl, config.redisUrl].flatMap(credentialsIn);
-  secrets = [...keys, config.clusterSecret ?? "", ...inUrls, ...extraSecrets].filter((s) => s.length > 0);
+  secrets = [...keys, config.clusterSecret ?? "", ...inUrls.filter((s) => s.length >= MIN_REDACTED_LENGTH), ...extraSecrets].filter((s) => s.length > 0);
   // Log lines name peers, clients and URLs: the files are the operator's to read, nobody else's.
   mkdirSync(config.logDir, { recursive: true, mode: 0o700 });
   const file = (name: string, level?: string): winston.transport => {

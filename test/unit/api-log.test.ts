@@ -9,7 +9,7 @@ describe("api.log lines", () => {
   it("are JSON with the request's fields in order, any target text escaped, and secrets in it redacted", () => {
     const logDir = mkdtempSync(path.join(tmpdir(), "tabwire-api-log-"));
     const token = "api-log-secret-token-123";
-    configureLogging(parseConfig({ LOG_DIR: logDir, HUB_TOKEN: token, LOG_LEVEL: "error" }));
+    configureLogging(parseConfig({ LOG_DIR: logDir, HUB_TOKEN: token, AUTH_KEY: "api-log-agent-key", LOG_LEVEL: "error" }));
     try {
       logApi({ method: "evaluate", target: `local:"quoted"\n\u00e9${token}`, durationMs: 0.45, outcome: "ok", peer: "127.0.0.1" });
       logApi({ method: "ping", durationMs: 0.01, outcome: "INVALID_PARAMS", peer: "::1" });
