@@ -93,6 +93,11 @@ describe("isolation: a browser context per client, bound agents (real hub, real 
     const watcher = await connect(hub, { token: TOKEN_A });
     try {
       await watcher.call("events.subscribe", { topics: ["clients"] });
+      const seen: string[] = [];
+      watcher.onNotification((method, params) => seen.push(`${method} ${String(params.clientId)}`));
+      // Another client's context comes and goes first: alpha's watcher hears nothing of it.
+      const other = await openTab(full, "about:blank", { clientId: "gamma" });
+      await closeTab(full, other.target);
       const opened = collect<{ clientId: string }>(watcher, "client.opened", (all) => all.some((c) => c.clientId === "alpha"));
       const first = await openTab(alpha, site.url("set-cookie?name=sessionA&value=first"));
       await opened;
@@ -106,6 +111,7 @@ describe("isolation: a browser context per client, bound agents (real hub, real 
       await agent.close();
       await closeTab(alpha, kept.target);
       expect((await closed).find((c) => c.clientId === "alpha")).to.deep.equal({ clientId: "alpha", reason: "idle" });
+      expect(seen).to.deep.equal(["client.opened alpha", "client.closed alpha"]);
       const fresh = await openTab(alpha, site.url("index.html"));
       expect((await siteState(alpha, fresh.target)).sent).to.equal("");
       await closeTab(alpha, fresh.target);
