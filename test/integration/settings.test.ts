@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Budget } from "../../src/budget.js";
-import { launchChrome, type LaunchedChrome } from "../../src/cdp/chrome-launcher.js";
+import { launchChromeWithPort, type PortChrome } from "../../src/cdp/chrome-launcher.js";
 import type { TabwireClient, TabwireError } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
@@ -62,10 +62,10 @@ describe("hub settings (real hub, real Chromium)", function () {
   });
 
   describe("CDP_URL: a Chrome the user runs", () => {
-    let chrome: LaunchedChrome;
+    let chrome: PortChrome;
     before(async () => {
       requireChromium();
-      chrome = await launchChrome(process.env.CHROME_PATH ?? "/usr/bin/chromium", []);
+      chrome = await launchChromeWithPort(process.env.CHROME_PATH ?? "/usr/bin/chromium", []);
     });
     after(async () => chrome.kill());
 
@@ -86,5 +86,6 @@ describe("hub settings (real hub, real Chromium)", function () {
         expect(chrome.process.exitCode).to.equal(null);
       });
     }
+
   });
 });
