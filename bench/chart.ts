@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
-import { launchChrome, resolveChromePath } from "../src/cdp/chrome-launcher.js";
+import { launchChromeWithPort, resolveChromePath } from "../src/cdp/chrome-launcher.js";
 import { answered } from "./compare.js";
 import { goalBound, isGoalMet, type Figure } from "./figure.js";
 import { WsCaller } from "./ws-caller.js";
@@ -175,7 +175,7 @@ async function redraw(): Promise<void> {
   };
   // JSON has no NaN: a figure with no alternative was written with null there.
   const figures = results.figures.map((f) => ({ ...f, label: f.label ?? f.name, alternative: f.alternative ?? Number.NaN, ratio: f.ratio ?? Number.NaN }));
-  const chrome = await launchChrome(resolveChromePath(process.env.CHROME_PATH ?? null), []);
+  const chrome = await launchChromeWithPort(resolveChromePath(process.env.CHROME_PATH ?? null), []);
   try {
     await writeChart(figures, results, chrome.wsUrl);
   } finally {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
-import { launchChrome, resolveChromePath } from "../src/cdp/chrome-launcher.js";
+import { launchChromeWithPort, resolveChromePath } from "../src/cdp/chrome-launcher.js";
 import { agentFigures } from "./agent-figure.js";
 import { writeChart } from "./chart.js";
 import type { BenchContext } from "./compare.js";
@@ -65,7 +65,7 @@ function skipped(what: string, why: string): Promise<Figure[]> {
 }
 
 async function main(): Promise<void> {
-  const chrome = await launchChrome(resolveChromePath(process.env.CHROME_PATH ?? null), []);
+  const chrome = await launchChromeWithPort(resolveChromePath(process.env.CHROME_PATH ?? null), []);
   let child: HubProcess | undefined;
   let hub: WsCaller | undefined;
   let raw: WsCaller | undefined;

@@ -135,8 +135,7 @@ export class Browser extends EventEmitter {
   }
 
   async #connect(): Promise<void> {
-    const wsUrl = this.#config.cdpUrl ? await discoverBrowserWsUrl(this.#config.cdpUrl) : await this.#launch();
-    const connection = await CdpConnection.connect(wsUrl);
+    const connection = this.#config.cdpUrl ? await CdpConnection.connect(await discoverBrowserWsUrl(this.#config.cdpUrl)) : await this.#launch();
     connection.on("Target.targetCreated", (event: Protocol.Target.TargetCreatedEvent) => this.#onTargetInfo(event.targetInfo));
     connection.on("Target.targetInfoChanged", (event: Protocol.Target.TargetInfoChangedEvent) => this.#onTargetInfo(event.targetInfo));
     connection.on("Target.targetDestroyed", (event: Protocol.Target.TargetDestroyedEvent) => this.#dropPage(event.targetId, "closed"));
@@ -152,7 +151,7 @@ export class Browser extends EventEmitter {
     this.emit("connected");
   }
 
-  async #launch(): Promise<string> {
+  async #launch(): Promise<CdpConnection> {
     const chrome = await launchChrome(resolveChromePath(this.#config.chromePath), this.#config.chromeArgs);
     this.#chrome = chrome;
     chrome.process.once("exit", (code, signal) => {
@@ -160,7 +159,7 @@ export class Browser extends EventEmitter {
       else log.warn("embedded Chrome exited", { code, signal });
       if (this.#chrome === chrome) this.#connection?.close();
     });
-    return chrome.wsUrl;
+    return chrome.connection;
   }
 
   #onTargetInfo(info: Protocol.Target.TargetInfo): void {

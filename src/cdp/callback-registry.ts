@@ -82,6 +82,14 @@ export class CallbackRegistry {
     this.#settle(id, entry, () => (error ? entry.reject(new ProtocolError(entry.method, error)) : entry.resolve(result)));
   }
 
+  /** Fails command `id` with the error `makeError` builds from its method; false when no such command waits. */
+  fail(id: number, makeError: (method: string) => Error): boolean {
+    const entry = this.#pending.get(id);
+    if (!entry) return false;
+    this.#settle(id, entry, () => entry.reject(makeError(entry.method)));
+    return true;
+  }
+
   /** Rejects every pending command, e.g. when the socket or session closes. */
   rejectAll(makeError: (method: string) => Error): void {
     for (const [id, entry] of this.#pending) this.#settle(id, entry, () => entry.reject(makeError(entry.method)));

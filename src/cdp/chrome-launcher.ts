@@ -3,12 +3,21 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import { Readable, Writable } from "node:stream";
 import { log } from "../log.js";
+import { CdpConnection } from "./connection.js";
+import { PipeTransport } from "./pipe-transport.js";
 
 /** Where Debian puts its Chromium. */
 export const DEFAULT_CHROME_PATH = "/usr/bin/chromium";
 const LAUNCH_TIMEOUT_MS = 30_000;
 const KILL_TIMEOUT_MS = 5_000;
+const EXIT_WAIT_MS = 1_000;
+// What Chrome last wrote on stderr is kept for the error of a launch that fails.
+const STDERR_TAIL_CHARS = 8192;
+// Tests lower the cap on Chrome's messages through this variable, to show an oversized answer without moving
+// 256 MiB through the machine; it is not a user setting, hence not in Config.
+const TEST_MAX_MESSAGE_BYTES = "TABWIRE_TEST_CDP_MAX_MESSAGE_BYTES";
 
 /** Chrome could not be started; the message says how to fix it. */
 export class LaunchError extends Error {
@@ -18,12 +27,21 @@ export class LaunchError extends Error {
   }
 }
 
-/** A running embedded Chromium and how to reach it. */
+/** A running Chromium with a temporary profile. */
 export interface LaunchedChrome {
   process: ChildProcess;
-  wsUrl: string;
   /** Stops the process and removes its temporary profile. */
   kill(): Promise<void>;
+}
+
+/** The embedded Chrome: reached over its DevTools pipe only, and connected already. */
+export interface PipedChrome extends LaunchedChrome {
+  connection: CdpConnection;
+}
+
+/** A Chrome with a loopback debugging port, as a user runs one for CDP_URL (benchmarks and tests only). */
+export interface PortChrome extends LaunchedChrome {
+  wsUrl: string;
 }
 
 // The closed network here refuses Chrome's own background traffic; these flags keep it quiet and fast.
@@ -46,7 +64,6 @@ const FLAGS = [
   "--mute-audio",
   "--password-store=basic",
   "--use-mock-keychain",
-  "--remote-debugging-port=0",
 ];
 
 /** Picks the Chrome binary: CHROME_PATH, else Debian's chromium, else a clear error naming the install command. */
@@ -61,52 +78,133 @@ export function resolveChromePath(configured: string | null): string {
   );
 }
 
-/** Starts a headless Chromium with a fresh temporary profile and waits for its DevTools address. */
-export async function launchChrome(binary: string, extraArgs: readonly string[]): Promise<LaunchedChrome> {
-  const profile = await mkdtemp(path.join(os.tmpdir(), "tabwire-chrome-"));
-  const args = [...FLAGS, `--user-data-dir=${profile}`, ...extraArgs];
-  if (process.getuid?.() === 0) args.push("--no-sandbox");
-  args.push("about:blank");
-  const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe"] });
-  const kill = (): Promise<void> => killChrome(child, profile);
+/**
+ * Starts the embedded headless Chromium with a fresh temporary profile, speaking CDP over its fds 3 and 4
+ * (--remote-debugging-pipe): no TCP port that a page or a local process could reach, and a Chrome that exits
+ * when the hub's process ends, as its pipe closes then.
+ */
+export async function launchChrome(binary: string, extraArgs: readonly string[]): Promise<PipedChrome> {
+  if (extraArgs.some((arg) => arg.startsWith("--remote-debugging-port"))) {
+    log.warn("CHROME_ARGS opens a debugging port: any local process and any page that reaches it can drive Chrome past the hub's rules");
+  }
+  const chrome = await spawnChrome(binary, ["--remote-debugging-pipe", ...extraArgs], ["pipe", "pipe"]);
+  const [toChrome, fromChrome] = [chrome.process.stdio[3], chrome.process.stdio[4]];
+  if (!isWritable(toChrome) || !isReadable(fromChrome)) {
+    await chrome.kill();
+    throw new LaunchError("cannot open the DevTools pipe to Chrome");
+  }
+  const connection = new CdpConnection(new PipeTransport({ toChrome, fromChrome }, { maxMessageBytes: testMaxMessageBytes() }));
   try {
-    const wsUrl = await waitForDevToolsUrl(child);
-    return { process: child, wsUrl, kill };
+    await untilExitOrError(chrome, connection.send("Browser.getVersion", undefined, { timeoutMs: LAUNCH_TIMEOUT_MS }));
+    return { process: chrome.process, kill: chrome.kill, connection };
   } catch (error) {
-    await kill();
+    connection.close();
+    // A Chrome that dies at start closes its pipe a moment before its exit is seen: its exit says more.
+    const exit = error instanceof LaunchError ? null : await exitWithin(chrome.process, EXIT_WAIT_MS);
+    await chrome.kill();
+    if (error instanceof LaunchError) throw error;
+    if (exit !== null) throw new LaunchError(`Chrome exited (${exit}) before it was ready: ${chrome.stderr()}`);
+    throw new LaunchError(`Chrome did not answer on its DevTools pipe: ${(error as Error).message}; its last output: ${chrome.stderr()}`);
+  }
+}
+
+/** Starts a headless Chromium with a loopback debugging port, as a user would run one to give the hub as CDP_URL. */
+export async function launchChromeWithPort(binary: string, extraArgs: readonly string[]): Promise<PortChrome> {
+  const chrome = await spawnChrome(binary, ["--remote-debugging-port=0", ...extraArgs], []);
+  try {
+    const match = await untilExitOrError(chrome, chrome.stderrMatch(/DevTools listening on (ws:\/\/\S+)/, LAUNCH_TIMEOUT_MS));
+    return { process: chrome.process, kill: chrome.kill, wsUrl: match };
+  } catch (error) {
+    await chrome.kill();
     throw error;
   }
 }
 
-function waitForDevToolsUrl(child: ChildProcess): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let seen = "";
-    const finish = (error: Error | null, url?: string): void => {
-      clearTimeout(timer);
-      child.stderr?.off("data", onData);
-      child.off("exit", onExit);
-      child.off("error", onError);
-      // Keep draining stderr so a chatty Chrome never blocks on a full pipe.
-      child.stderr?.resume();
-      if (error) reject(error);
-      else resolve(url ?? "");
-    };
-    const onData = (chunk: Buffer): void => {
-      seen = (seen + chunk.toString()).slice(-8192);
-      const match = /DevTools listening on (ws:\/\/\S+)/.exec(seen);
-      if (match?.[1]) finish(null, match[1]);
-    };
-    const onExit = (code: number | null): void =>
-      finish(new LaunchError(`Chrome exited with code ${code} before it was ready: ${seen.trim().slice(-500)}`));
-    const onError = (error: Error): void => finish(new LaunchError(`cannot start Chrome: ${error.message}`));
-    const timer = setTimeout(
-      () => finish(new LaunchError(`Chrome did not report its DevTools address within ${LAUNCH_TIMEOUT_MS} ms`)),
-      LAUNCH_TIMEOUT_MS,
-    );
-    child.stderr?.on("data", onData);
+interface SpawnedChrome extends LaunchedChrome {
+  /** The last of what Chrome wrote on stderr. */
+  stderr(): string;
+  /** Resolves with the first group of `pattern` once stderr shows it. */
+  stderrMatch(pattern: RegExp, timeoutMs: number): Promise<string>;
+}
+
+async function spawnChrome(binary: string, mode: readonly string[], extraStdio: readonly "pipe"[]): Promise<SpawnedChrome> {
+  const profile = await mkdtemp(path.join(os.tmpdir(), "tabwire-chrome-"));
+  const args = [...FLAGS, `--user-data-dir=${profile}`, ...mode];
+  if (process.getuid?.() === 0) args.push("--no-sandbox");
+  args.push("about:blank");
+  const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe", ...extraStdio] });
+  // An 'error' with no listener would end the hub's process; the launch reports its own through untilExitOrError.
+  child.on("error", (error) => log.warn("the Chrome process failed", { error: error.message }));
+  let seen = "";
+  // Always drained, so that a chatty Chrome never blocks on a full pipe.
+  child.stderr?.on("data", (chunk: Buffer) => (seen = (seen + chunk.toString()).slice(-STDERR_TAIL_CHARS)));
+  const stderrMatch = (pattern: RegExp, timeoutMs: number): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const onData = (): void => {
+        const found = pattern.exec(seen)?.[1];
+        if (found === undefined) return;
+        clearTimeout(timer);
+        child.stderr?.off("data", onData);
+        resolve(found);
+      };
+      const timer = setTimeout(() => {
+        child.stderr?.off("data", onData);
+        reject(new LaunchError(`Chrome did not report its DevTools address within ${timeoutMs} ms`));
+      }, timeoutMs);
+      child.stderr?.on("data", onData);
+      onData();
+    });
+  const stderr = (): string => seen.trim().slice(-500) || "(nothing on stderr)";
+  return { process: child, kill: () => killChrome(child, profile), stderr, stderrMatch };
+}
+
+/** Waits on `ready`, failing with a LaunchError as soon as Chrome exits or cannot be started. */
+function untilExitOrError<T>(chrome: SpawnedChrome, ready: Promise<T>): Promise<T> {
+  const child = chrome.process;
+  let stopWatching = (): void => {};
+  const failed = new Promise<never>((_, reject) => {
+    const onExit = (code: number | null, signal: string | null): void =>
+      reject(new LaunchError(`Chrome exited (${code ?? signal}) before it was ready: ${chrome.stderr()}`));
+    const onError = (error: Error): void => reject(new LaunchError(`cannot start Chrome: ${error.message}`));
     child.once("exit", onExit);
     child.once("error", onError);
+    stopWatching = () => {
+      child.off("exit", onExit);
+      child.off("error", onError);
+    };
   });
+  return Promise.race([ready, failed]).finally(stopWatching);
+}
+
+/** How the process ended (its code or signal) if it does within `timeoutMs`, else null. */
+function exitWithin(child: ChildProcess, timeoutMs: number): Promise<string | null> {
+  const ended = (): string | null => (child.exitCode ?? child.signalCode)?.toString() ?? null;
+  if (ended() !== null) return Promise.resolve(ended());
+  return new Promise((resolve) => {
+    const onExit = (): void => {
+      clearTimeout(timer);
+      resolve(ended());
+    };
+    const timer = setTimeout(() => {
+      child.off("exit", onExit);
+      resolve(null);
+    }, timeoutMs);
+    child.once("exit", onExit);
+  });
+}
+
+function testMaxMessageBytes(): number | undefined {
+  const bytes = Number(process.env[TEST_MAX_MESSAGE_BYTES]);
+  return Number.isSafeInteger(bytes) && bytes > 0 ? bytes : undefined;
+}
+
+// Node hands extra stdio pipes over as sockets (Duplex), which count as both.
+function isWritable(stream: unknown): stream is Writable {
+  return stream instanceof Writable;
+}
+
+function isReadable(stream: unknown): stream is Readable {
+  return stream instanceof Readable;
 }
 
 async function killChrome(child: ChildProcess, profile: string): Promise<void> {

@@ -1,11 +1,11 @@
 import { EventEmitter } from "node:events";
-import WebSocket from "ws";
 import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import { CallbackRegistry, type CommandOptions, type ProtocolErrorPayload } from "./callback-registry.js";
-import { TickCork } from "../transport/tick-cork.js";
 import { CdpSession } from "./session.js";
+import type { CdpTransport, OversizedMessage } from "./transport.js";
+import { WsTransport } from "./ws-transport.js";
 
 /** A CDP command name. */
 export type CommandName = keyof ProtocolMapping.Commands;
@@ -27,46 +27,30 @@ interface IncomingMessage {
   sessionId?: string;
 }
 
-const CONNECT_TIMEOUT_MS = 10_000;
-
-/** The one browser-level CDP WebSocket; flattened sessions are routed over it by sessionId. */
+/** The one browser-level CDP connection, over a pipe or a WebSocket; flattened sessions are routed over it by sessionId. */
 export class CdpConnection extends EventEmitter {
-  #ws: WebSocket;
-  #out: TickCork;
+  #transport: CdpTransport;
   #nextId = 1;
   #callbacks = new CallbackRegistry();
   #sessions = new Map<string, CdpSession>();
   #closed = false;
 
-  private constructor(ws: WebSocket) {
+  constructor(transport: CdpTransport) {
     super();
-    this.#ws = ws;
-    this.#out = new TickCork(ws);
-    ws.on("message", (data) => this.#onMessage(data.toString()));
-    ws.on("close", () => this.#onClose());
-    ws.on("error", (error) => log.warn("cdp socket error", { error: error.message }));
-  }
-
-  /** Opens the browser-level socket; sends no Origin, as Chrome refuses unknown ones. */
-  static connect(wsUrl: string, timeoutMs = CONNECT_TIMEOUT_MS): Promise<CdpConnection> {
-    return new Promise((resolve, reject) => {
-      // Chrome's frames are not checked for valid UTF-8 (JSON.parse reads them anyway): the peers' frames are.
-      const ws = new WebSocket(wsUrl, { perMessageDeflate: false, skipUTF8Validation: true, maxPayload: 512 * 1024 * 1024, handshakeTimeout: timeoutMs });
-      const fail = (error: Error): void => {
-        ws.removeAllListeners();
-        ws.on("error", () => {});
-        ws.terminate();
-        reject(new HubError("BROWSER_UNAVAILABLE", `cannot connect to Chrome at ${wsUrl}: ${error.message}`));
-      };
-      ws.once("error", fail);
-      ws.once("open", () => {
-        ws.off("error", fail);
-        resolve(new CdpConnection(ws));
-      });
+    this.#transport = transport;
+    transport.listen({
+      message: (text) => this.#onMessage(text),
+      oversized: (message) => this.#onOversized(message),
+      closed: () => this.#onClose(),
     });
   }
 
-  /** Whether the socket has closed. */
+  /** Connects to a Chrome's browser-level WebSocket address (CDP_URL). */
+  static async connect(wsUrl: string): Promise<CdpConnection> {
+    return new CdpConnection(await WsTransport.connect(wsUrl));
+  }
+
+  /** Whether the connection has closed. */
   get isClosed(): boolean {
     return this.#closed;
   }
@@ -86,7 +70,7 @@ export class CdpConnection extends EventEmitter {
     if (!registry) return Promise.reject(new HubError("TARGET_CLOSED", "the tab's CDP session has closed"));
     const promise = registry.create(id, method, options);
     const message = sessionId === undefined ? { id, method, params } : { id, method, params, sessionId };
-    this.#out.send(JSON.stringify(message));
+    this.#transport.send(JSON.stringify(message));
     return promise;
   }
 
@@ -105,10 +89,10 @@ export class CdpConnection extends EventEmitter {
     session.markClosed(error);
   }
 
-  /** Closes the socket; pending commands fail with BROWSER_UNAVAILABLE. */
+  /** Closes the transport; pending commands fail with BROWSER_UNAVAILABLE. */
   close(): void {
     if (this.#closed) return;
-    this.#ws.close();
+    this.#transport.close();
     this.#onClose();
   }
 
@@ -134,6 +118,20 @@ export class CdpConnection extends EventEmitter {
       const { sessionId } = message.params as { sessionId: string };
       this.dropSession(sessionId, new HubError("TARGET_CLOSED", "the tab's CDP session was detached (the tab closed or crashed)"));
     }
+  }
+
+  /** A message too large to keep fails its own command only; an event that large is dropped. */
+  #onOversized(message: OversizedMessage): void {
+    const { id, sessionId, method, bytes } = message;
+    if (id === undefined) return void log.warn("dropped a CDP event over the size cap", { method, sessionId, bytes });
+    const maxMiB = Number((this.#transport.maxMessageBytes / (1024 * 1024)).toFixed(2));
+    const tooLarge = (command: string): HubError =>
+      new HubError("SERIALIZATION_FAILED", `Chrome's answer to ${command} is larger than ${maxMiB} MiB; ask for less: maxSize, a clip, a smaller scale`);
+    log.warn("dropped a CDP answer over the size cap", { id, sessionId, bytes });
+    // Ids are unique on the connection: when the session cannot be read from the message, any registry may hold it.
+    const session = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
+    const registries = session ? [session.callbacks] : [this.#callbacks, ...[...this.#sessions.values()].map((s) => s.callbacks)];
+    for (const registry of registries) if (registry.fail(id, tooLarge)) return;
   }
 
   #onClose(): void {

@@ -105,7 +105,9 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
   let fixtures: FixtureServer;
 
   before(async () => {
-    [hub, hang, fixtures] = await Promise.all([startTestHub(), startHangingServer(), startFixtureServer()]);
+    // The embedded Chrome has no debugging port: this hub's operator opens one, so that the tests can act on
+    // Chrome from outside the hub as another DevTools user would.
+    [hub, hang, fixtures] = await Promise.all([startTestHub({ CHROME_ARGS: "--remote-debugging-port=0" }), startHangingServer(), startFixtureServer()]);
     client = await connect(hub);
   });
   after(async () => {

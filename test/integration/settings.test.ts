@@ -1,8 +1,10 @@
 import { expect } from "chai";
 import { Budget } from "../../src/budget.js";
-import { launchChrome, type LaunchedChrome } from "../../src/cdp/chrome-launcher.js";
+import { launchChromeWithPort, type PortChrome } from "../../src/cdp/chrome-launcher.js";
 import type { TabwireClient, TabwireError } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
+import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
+import { failure } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connectClient, requireChromium, startTestHub } from "../support/test-hub.js";
 
@@ -62,10 +64,10 @@ describe("hub settings (real hub, real Chromium)", function () {
   });
 
   describe("CDP_URL: a Chrome the user runs", () => {
-    let chrome: LaunchedChrome;
+    let chrome: PortChrome;
     before(async () => {
       requireChromium();
-      chrome = await launchChrome(process.env.CHROME_PATH ?? "/usr/bin/chromium", []);
+      chrome = await launchChromeWithPort(process.env.CHROME_PATH ?? "/usr/bin/chromium", []);
     });
     after(async () => chrome.kill());
 
@@ -86,5 +88,51 @@ describe("hub settings (real hub, real Chromium)", function () {
         expect(chrome.process.exitCode).to.equal(null);
       });
     }
+
+    describe("its debugging address is off limits to tenants", () => {
+      let hub: Hub;
+      let client: TabwireClient;
+      let fixtures: FixtureServer;
+      let port: string;
+      before(async () => {
+        port = new URL(chrome.wsUrl).port;
+        [hub, fixtures] = await Promise.all([startTestHub({ CDP_URL: `http://127.0.0.1:${port}` }), startFixtureServer()]);
+        client = await connectClient(hub);
+      });
+      after(async () => {
+        await client.close();
+        await Promise.all([hub.stop(), fixtures.close()]);
+      });
+
+      it("tabs.open of /json/list, /json/new or /json/close under any name of the machine answers FORBIDDEN, and no tab opens", async () => {
+        const before = (await client.call("tabs.list", {})).tabs.length;
+        for (const url of [
+          `http://127.0.0.1:${port}/json/list`,
+          `http://localhost:${port}/json/new?file:///etc/hostname`,
+          `http://[::1]:${port}/json/list`,
+          `http://127.1:${port}/json/version`,
+          `http://LOCALHOST.:${port}/json/close/x`,
+          `http://0.0.0.0:${port}/json/list`,
+        ]) {
+          const refused = await failure(client.call("tabs.open", { url }));
+          expect(refused.code, url).to.equal(-32007);
+          expect(refused.message).to.include("CDP_URL");
+        }
+        expect((await client.call("tabs.list", {})).tabs.length).to.equal(before);
+      });
+
+      it("navigate there answers FORBIDDEN and the tab stays where it was; another port of the machine still opens", async () => {
+        const tab = await openTab(client, fixtures.url("index.html"));
+        try {
+          const refused = await failure(client.call("navigate", { target: tab.target, url: `http://localhost:${port}/json/list` }));
+          expect(refused.code).to.equal(-32007);
+          expect((await evaluate(client, tab.target, "location.href")).value).to.equal(fixtures.url("index.html"));
+          await client.call("navigate", { target: tab.target, url: `http://localhost:${new URL(fixtures.origin).port}/index.html` });
+          expect((await evaluate(client, tab.target, "location.port")).value).to.equal(new URL(fixtures.origin).port);
+        } finally {
+          await closeTab(client, tab.target);
+        }
+      });
+    });
   });
 });

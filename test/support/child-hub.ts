@@ -13,6 +13,8 @@ import { requireChromium } from "./test-hub.js";
 export interface ChildHub {
   url: string;
   port: number;
+  /** The hub's process id. */
+  pid: number;
   /** The folder the hub writes its log files to. */
   logDir: string;
   /** Everything the process wrote to stdout and stderr so far. */
@@ -60,7 +62,7 @@ export async function startChildHub(env: Record<string, string>, options: ChildH
   try {
     const url = await hubListening(child, START_TIMEOUT_MS, () => output);
     const liveHeapBytes = (): Promise<number> => heapAfterGc(output);
-    return { url, port: Number(new URL(url).port), logDir, output: () => output, rssBytes: () => residentBytes(child.pid as number), liveHeapBytes, stop };
+    return { url, port: Number(new URL(url).port), pid: child.pid as number, logDir, output: () => output, rssBytes: () => residentBytes(child.pid as number), liveHeapBytes, stop };
   } catch (error) {
     await stop();
     throw error;
