@@ -102,6 +102,8 @@ export class ClusterCodec {
     if (!this.#replays.take(opened.nonce, opened.timestampMs, now)) return "replayed";
     const message = parseClusterMessage(opened.body);
     if (message === null) return "malformed";
+    // No instance sends itself a message: one from this instance in its inbox was captured and sent back.
+    if (channel === this.#inbox && "from" in message && message.from === this.#me) return "replayed";
     // "@<target>" is a call for whoever owns that target: the body must be that call.
     if (opened.to.startsWith("@") && (message.type !== "call" || message.params.target !== opened.to.slice(1))) return "malformed";
     return message;

@@ -7,7 +7,7 @@ import { MessageSigner } from "../../../src/cluster/signed-envelope.js";
 const SECRET = "a-cluster-secret-of-the-test";
 const MAX_BYTES = 64 * 1024;
 const CALL: ClusterMessage = { type: "call", id: "abc", from: "one", conn: "c-1", scope: ["team"], peer: "p", method: "evaluate", params: { target: "team:T1", expression: "1" } };
-const ANSWER: ClusterMessage = { type: "answer", id: "abc", from: "two", response: '{"jsonrpc":"2.0","id":"abc","result":{}}' };
+const ANSWER: ClusterMessage = { type: "answer", id: "abc", from: "one", response: '{"jsonrpc":"2.0","id":"abc","result":{}}' };
 
 /** One instance's codec with a clock the test moves, and the drops it counted by reason. */
 function instance(id: string, clock: { now: number }, secret = SECRET): { codec: ClusterCodec; drops: DropReason[] } {
@@ -62,7 +62,9 @@ describe("ClusterCodec: every message signed and sized when sent, verified and c
     expect(two.codec.decode(one.codec.encode(ANSWER, "two"), keys.events)).to.equal(null);
     const event: ClusterMessage = { type: "event", from: "one", topic: "tabs", clientId: "team", method: "tab.opened", params: {} };
     expect(two.codec.decode(one.codec.encode(event, "*"), keys.inbox("two"))).to.equal(null);
-    expect([...two.drops, ...three.drops]).to.deep.equal(["replayed", "replayed", "replayed", "replayed"]);
+    // A call of instance one for a target's owner, sent back to one's own inbox.
+    expect(one.codec.decode(one.codec.encode(CALL, "@team:T1"), keys.inbox("one"))).to.equal(null);
+    expect([...two.drops, ...three.drops, ...one.drops]).to.deep.equal(["replayed", "replayed", "replayed", "replayed", "replayed"]);
   });
 
   it("drops a call for a target's owner whose body is not that call", () => {
