@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { hubListening } from "../../bench/hub-listening.js";
+import { samplesOf } from "./metrics-text.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const START_TIMEOUT_MS = 60_000;
@@ -101,4 +102,13 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 /** The hub's HTTP base URL (http://host:port) from its ws:// one. */
 export function httpUrl(hub: ClusterHub): string {
   return hub.url.replace("ws:", "http:");
+}
+
+/** The instance's tabwire_cluster_messages_dropped_total, by reason, read from its /metrics with `token`. */
+export async function droppedMessages(hub: ClusterHub, token: string): Promise<Record<string, number>> {
+  const response = await fetch(`${httpUrl(hub)}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  if (!response.ok) throw new Error(`GET /metrics of ${hub.id} answered ${response.status}`);
+  const counts: Record<string, number> = {};
+  for (const sample of samplesOf(await response.text(), "tabwire_cluster_messages_dropped_total")) counts[sample.labels.reason ?? ""] = sample.value;
+  return counts;
 }
