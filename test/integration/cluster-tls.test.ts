@@ -28,7 +28,7 @@ describe("a cluster on rediss:// with REDIS_CA_FILE: TLS to Redis, checked again
     dir = mkdtempSync(path.join(os.tmpdir(), "tabwire-redis-tls-"));
     certificates = makeTestCertificates(dir);
     redis = await startRedisServer({ tls: certificates });
-    watcher = await RedisOutsider.connect(redis.url, "tabwire:*", { tls: true, ca: readFileSync(certificates.caFile) });
+    watcher = await RedisOutsider.connect(redis.url, { socket: { tls: true, ca: readFileSync(certificates.caFile) } });
     const env = { HUB_TOKENS: FULL_TOKEN };
     // One instance trusts the CA that signed Redis's certificate; the other trusts another CA, as if someone in
     // the middle answered with a certificate of their own.

@@ -10,6 +10,14 @@ function outsiderClient(url: string, socket: TlsSocket | undefined) {
 
 type RedisClient = ReturnType<typeof outsiderClient>;
 
+/** How an outsider connects: the channels it reads (a glob), TLS for rediss://, and which messages it keeps. */
+export interface OutsiderOptions {
+  pattern?: string;
+  socket?: TlsSocket;
+  /** Keeps only the messages this accepts (default all): a long run keeps what it needs. */
+  keep?: (channel: string, text: string) => boolean;
+}
+
 /** One message seen on a cluster channel: the channel, the wire text, and its body (the text after the header). */
 export interface SeenMessage {
   channel: string;
@@ -36,21 +44,24 @@ export class RedisOutsider {
   #publisher: RedisClient;
   #watcher: RedisClient;
   #waiters = new Set<() => void>();
+  #keep: (channel: string, text: string) => boolean;
 
-  private constructor(publisher: RedisClient, watcher: RedisClient) {
+  private constructor(publisher: RedisClient, watcher: RedisClient, keep: (channel: string, text: string) => boolean) {
     this.#publisher = publisher;
     this.#watcher = watcher;
+    this.#keep = keep;
   }
 
-  /** Connects to Redis and starts reading every channel whose name starts with `pattern` (a glob). */
-  static async connect(url: string, pattern = "tabwire:*", socket: TlsSocket | undefined = undefined): Promise<RedisOutsider> {
+  /** Connects to Redis and starts reading every channel that matches the pattern (default every cluster channel). */
+  static async connect(url: string, options: OutsiderOptions = {}): Promise<RedisOutsider> {
+    const { pattern = "tabwire:*", socket, keep = () => true } = options;
     const publisher = outsiderClient(url, socket);
     publisher.on("error", () => {});
     await publisher.connect();
     const watcher = publisher.duplicate();
     watcher.on("error", () => {});
     await watcher.connect();
-    const outsider = new RedisOutsider(publisher, watcher);
+    const outsider = new RedisOutsider(publisher, watcher, keep);
     await watcher.pSubscribe(pattern, (text, channel) => outsider.#take(channel, text));
     return outsider;
   }
@@ -103,6 +114,7 @@ export class RedisOutsider {
   }
 
   #take(channel: string, text: string): void {
+    if (!this.#keep(channel, text)) return;
     const newline = text.indexOf("\n");
     this.seen.push({ channel, text, body: newline < 0 ? text : text.slice(newline + 1) });
     for (const check of [...this.#waiters]) check();
