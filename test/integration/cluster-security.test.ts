@@ -91,6 +91,8 @@ describe("a signed cluster: what an outsider with access to Redis publishes does
     const expression = "window.runs = (window.runs || 0) + 1";
     expect(await team.call("evaluate", { target: teamTab, expression })).to.deep.include({ value: 1 });
     const captured = await outsider.waitFor(callOf(expression), "the forwarded call");
+    // Not <instance>-<n> any more: 128 random bits.
+    expect(bodyOf(captured).id).to.match(/^[A-Za-z0-9_-]{22}$/);
     const [beforeOne, beforeTwo] = await Promise.all([drops(1), drops(2)]);
     await outsider.publish(INBOX_TWO, captured.text);
     await outsider.publish(INBOX_ONE, captured.text);
@@ -186,5 +188,15 @@ describe("a signed cluster: what an outsider with access to Redis publishes does
   it("never published an answer to the forged calls' caller, and every instance is still running", () => {
     expect(outsider.seen.filter((message) => message.channel === `tabwire:to:${ATTACKER}`)).to.deep.equal([]);
     expect(hubs.every(isRunning)).to.equal(true);
+  });
+
+  it("logged each reason of a drop once (at most once a minute), never a dropped message's content", () => {
+    for (const h of hubs) {
+      const lines = h.log().split("\n").filter((line) => line.includes("cluster: dropped a message"));
+      const reasons = lines.map((line) => /"reason":"(\w+)"/.exec(line)?.[1]);
+      expect(reasons.length, h.id).to.be.at.least(2);
+      expect(new Set(reasons).size, `${h.id}: ${reasons.join(", ")}`).to.equal(reasons.length);
+      for (const content of ["pwned", "forged answer", "forged-call-1", "xxxxxxxx"]) expect(h.log(), `${h.id} logged ${content}`).not.to.include(content);
+    }
   });
 });

@@ -21,7 +21,7 @@ export interface ClusterHub {
   url: string;
   child: ChildProcess;
   tmp: string;
-  /** The last few KB it wrote to stderr (its log lines). */
+  /** The last 64 KB it wrote to stderr (its log lines). */
   log(): string;
 }
 
@@ -45,7 +45,7 @@ export async function startClusterHub(id: string, redisUrl: string, env: Record<
   };
   const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], { cwd: ROOT, env: settings, detached: true, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
-  child.stderr?.on("data", (chunk: Buffer) => (log = (log + chunk.toString()).slice(-8_000)));
+  child.stderr?.on("data", (chunk: Buffer) => (log = (log + chunk.toString()).slice(-65_536)));
   try {
     const url = await hubListening(child, START_TIMEOUT_MS, () => `hub ${id}: ${log}`);
     return { id, url, child, tmp, log: () => log };
