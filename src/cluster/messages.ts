@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomToken } from "./random-token.js";
 
 /** Every Redis key and channel of the cluster starts with this. */
 export const PREFIX = "tabwire:";
@@ -87,5 +87,5 @@ export type ClusterMessage = CallMessage | CancelMessage | AnswerMessage | Notif
 
 /** A new call id: 128 random bits, so an answer cannot be forged for a call whose id was guessed. */
 export function newCallId(): string {
-  return randomBytes(16).toString("base64url");
+  return randomToken();
 }

@@ -1,10 +1,10 @@
-import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from "node:crypto";
+import { randomToken } from "./random-token.js";
 
 // The first word of every signed message, the version of this format: "tw1 <ms> <nonce> <to> <signature>\n<body>".
 const VERSION = "tw1";
 // A real header is about 100 characters (plus a target's length); anything longer was made up.
 const MAX_HEADER_CHARS = 512;
-const NONCE_BYTES = 16;
 const TIMESTAMP = /^\d{1,15}$/;
 const NONCE = /^[A-Za-z0-9_-]{22}$/;
 const SIGNATURE = /^[A-Za-z0-9_-]{43}$/;
@@ -37,7 +37,7 @@ export class MessageSigner {
   /** The wire text of `body` for `to`, signed at `nowMs`. */
   seal(body: string, to: string, nowMs = Date.now()): string {
     if (!RECIPIENT.test(to)) throw new Error(`a cluster message's recipient must be printable ASCII without spaces, not ${JSON.stringify(to.slice(0, 100))}`);
-    const head = `${VERSION} ${nowMs} ${randomBytes(NONCE_BYTES).toString("base64url")} ${to}`;
+    const head = `${VERSION} ${nowMs} ${randomToken()} ${to}`;
     return `${head} ${this.#digest(head, body).toString("base64url")}\n${body}`;
   }
 
