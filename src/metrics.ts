@@ -28,6 +28,7 @@ export class HubMetrics implements CallObserver {
   #inflight: Gauge;
   #connections: Gauge<"kind">;
   #timeouts: Counter<"method">;
+  #clusterDropped: Counter<"reason"> | undefined;
   /** The counter and histogram children of each method and outcome: prom-client hashes the labels on every lookup. */
   #children = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
 
@@ -71,6 +72,14 @@ export class HubMetrics implements CallObserver {
     children.requests.inc();
     children.duration.observe(seconds);
     if (outcome === "TIMEOUT") this.#timeouts.labels(method).inc();
+  }
+
+  /** Cluster (Redis): counts the messages between instances that were dropped, by reason (each shown from 0); returns the counter. */
+  clusterDrops(reasons: readonly string[]): (reason: string) => void {
+    const help = "Cluster messages dropped: unsigned, stale, forged, replayed, too_large (received, or refused at the sender) or malformed";
+    const counter = (this.#clusterDropped ??= new Counter({ name: "tabwire_cluster_messages_dropped_total", help, labelNames: ["reason"], registers: [this.registry] }));
+    for (const reason of reasons) counter.labels(reason).inc(0);
+    return (reason) => counter.labels(reason).inc();
   }
 
   /** A WebSocket connection opened; returns what to call when it closes. */

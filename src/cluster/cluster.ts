@@ -9,12 +9,14 @@ import type { ParamsValidator } from "../rpc/params-validator.js";
 import { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
 import { CallRouting } from "./call-routing.js";
+import { ClusterCodec } from "./cluster-codec.js";
 import { ClusterEvents } from "./cluster-events.js";
 import type { ClusterView, RemoteTargets } from "./cluster-view.js";
+import { DROP_REASONS, DropCounter } from "./drop-counter.js";
 import { ForwardedCalls } from "./forwarded-calls.js";
 import { Forwarder } from "./forwarder.js";
 import { localTargets, mergeClients, mergeTabs } from "./listing.js";
-import { keys, parseMessage, type EventMessage, type EvictMessage } from "./messages.js";
+import { keys, type ClusterMessage, type EventMessage, type EvictMessage } from "./messages.js";
 import { RedisLink } from "./redis-link.js";
 import { ClusterRegistry } from "./registry.js";
 import { RemoteView } from "./remote-view.js";
@@ -55,6 +57,7 @@ export class Cluster implements ClusterView {
   #services: HubServices;
   #ttlMs: number;
   #link: RedisLink;
+  #codec: ClusterCodec;
   #registry: ClusterRegistry;
   #forwarder: Forwarder;
   #calls: ForwardedCalls;
@@ -76,10 +79,14 @@ export class Cluster implements ClusterView {
     this.instanceId = config.instanceId ?? `hub-${uuidv4().slice(0, 8)}`;
     this.#services = services;
     this.#ttlMs = config.clusterTtlMs;
+    if (config.clusterSecret === null) throw new Error("a cluster needs CLUSTER_SECRET to sign its messages");
+    const drops = new DropCounter({ count: services.metrics.clusterDrops(DROP_REASONS) });
+    this.#codec = new ClusterCodec({ secret: config.clusterSecret, instanceId: this.instanceId, maxMessageBytes: config.clusterMaxMessageBytes, drops });
     this.#link = new RedisLink({
       url: config.redisUrl ?? "",
+      caFile: config.redisCaFile,
       channels: [keys.inbox(this.instanceId), keys.events],
-      onMessage: (message) => this.#onMessage(message),
+      onMessage: (text, channel) => this.#onMessage(text, channel),
       onReady: () => {
         // The others may still be resubscribing after the same Redis restart: no one is declared dead meanwhile.
         this.#watchdogFrom = Date.now() + RESUBSCRIBE_GRACE_MS;
@@ -87,7 +94,7 @@ export class Cluster implements ClusterView {
       },
       onDown: () => this.#forwarder.linkDown(),
     });
-    this.#registry = new ClusterRegistry(this.#link, { instanceId: this.instanceId, ttlMs: this.#ttlMs });
+    this.#registry = new ClusterRegistry(this.#link, { instanceId: this.instanceId, ttlMs: this.#ttlMs, codec: this.#codec });
     this.#forwarder = new Forwarder(this.#registry);
     this.#view = new RemoteView(this.#registry);
     this.#viewRead = new SerialRunner(() => this.#view.refresh(this.#redisTimeoutMs()), () => {});
@@ -185,9 +192,19 @@ export class Cluster implements ClusterView {
     agent.link.replace();
   }
 
-  #onMessage(text: string): void {
-    const message = parseMessage(text);
-    switch (message?.type) {
+  // Nothing reads a message the codec did not verify and check, and nothing it does throws into the Redis client.
+  #onMessage(text: string, channel: string): void {
+    const message = this.#codec.decode(text, channel);
+    if (message === null) return;
+    try {
+      this.#dispatch(message);
+    } catch (error) {
+      log.error("cluster: a message from another instance could not be handled", { type: message.type, error: (error as Error).stack });
+    }
+  }
+
+  #dispatch(message: ClusterMessage): void {
+    switch (message.type) {
       case "call":
         return void this.#calls.onCall(message).catch((error: unknown) => log.error("cluster: a forwarded call failed", { error: (error as Error).stack }));
       case "cancel":

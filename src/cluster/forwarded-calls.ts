@@ -4,6 +4,8 @@ import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
+import { UnsendableMessageError } from "./cluster-codec.js";
+import { answerTooBig } from "./forward-errors.js";
 import type { CallMessage, CancelMessage, ClosedMessage } from "./messages.js";
 import type { ClusterRegistry } from "./registry.js";
 
@@ -22,7 +24,8 @@ const SEND_TIMEOUT_MS = 2_000;
  * The owner's side of forwarding: runs each forwarded call through this instance's own router, on a connection
  * that carries the caller's scope, with the caller's remaining budget, so every rule holds as for a local caller.
  * The connection's notifications (console, agent status) go back to the caller's instance; a cancel or the
- * caller's disconnect ends its calls and subscriptions here.
+ * caller's disconnect ends its calls and subscriptions here. An answer or notification over
+ * CLUSTER_MAX_MESSAGE_BYTES is never published: the answer becomes an error, the notification is dropped.
  */
 export class ForwardedCalls {
   #registry: ClusterRegistry;
@@ -46,9 +49,21 @@ export class ForwardedCalls {
     if (message.method === "console.subscribe" || message.method === "console.unsubscribe") this.#count(proxy, message.method, response);
     await this.#afterCall(message.method);
     this.#dropIfIdle(proxy);
-    this.#registry.send(message.from, { type: "answer", id: message.id, response }, SEND_TIMEOUT_MS).catch((error: unknown) => {
+    this.#answer(message, response).catch((error: unknown) => {
       log.debug("cluster: cannot send an answer back", { to: message.from, error: (error as Error).message });
     });
+  }
+
+  // An answer too big to publish is replaced by a small error answer for the same call: the caller hears at once.
+  async #answer(message: CallMessage, response: string): Promise<void> {
+    const answer = (text: string): Promise<boolean> =>
+      this.#registry.send(message.from, { type: "answer", id: message.id, from: this.#registry.instanceId, response: text }, SEND_TIMEOUT_MS);
+    try {
+      await answer(response);
+    } catch (error) {
+      if (!(error instanceof UnsendableMessageError)) throw error;
+      await answer(answerTooBig(message, error));
+    }
   }
 
   /** Cancels a forwarded call whose caller gave up. */
@@ -89,10 +104,8 @@ export class ForwardedCalls {
       peer: `${peer} via ${from}`,
       inflight: new InflightTable(),
       closed: close.signal,
-      notify: (method, params) => {
-        this.#registry.send(from, { type: "notify", conn, method, params }, SEND_TIMEOUT_MS).catch(() => {});
-        return true;
-      },
+      // A notification too big to send is dropped, as for a slow reader: the console stream counts it (console.dropped).
+      notify: (method, params) => this.#registry.trySend(from, { type: "notify", conn, method, params: params as Record<string, unknown> }, SEND_TIMEOUT_MS),
     };
     this.#proxies.set(key, (proxy = { state, from, close, subscriptions: 0 }));
     return proxy;

@@ -1,11 +1,11 @@
 import type { Budget } from "../budget.js";
-import { HubError, type WireError } from "../errors.js";
 import type { ConnectionState } from "../rpc/method.js";
-import type { AnswerMessage, CallMessage, NotifyMessage } from "./messages.js";
+import { UnsendableMessageError } from "./cluster-codec.js";
+import { paramsTooBig, parseAnswer, unavailable, type TargetKind } from "./forward-errors.js";
+import { newCallId, type AnswerMessage, type CallMessage, type NotifyMessage } from "./messages.js";
 import type { ClusterRegistry } from "./registry.js";
 
-/** Whether a target names a tab or an agent: it decides the error a caller gets when the owner is gone. */
-export type TargetKind = "tab" | "agent";
+export type { TargetKind } from "./forward-errors.js";
 
 /** One forwarded call of this instance waiting for its answer. */
 interface Pending {
@@ -40,14 +40,13 @@ const LATE_ANSWER_MS = 150;
 const SEND_TIMEOUT_MS = 2_000;
 
 /**
- * The caller's side of forwarding: sends a call to the instance that owns its target over Redis with a hub-made
+ * The caller's side of forwarding: sends a call to the instance that owns its target over Redis with a random
  * id and the caller's remaining budget, waits for the answer within that budget, cancels it on the owner when the
  * caller cancels or disconnects, and hands the owner's notifications to the caller's connection.
  */
 export class Forwarder {
   #registry: ClusterRegistry;
   #me: string;
-  #next = 0;
   #pending = new Map<string, Pending>();
   #callers = new Map<string, Caller>();
 
@@ -63,7 +62,7 @@ export class Forwarder {
   async forward(method: string, params: Record<string, unknown>, call: { connection: ConnectionState; budget: Budget }, options: { kind: TargetKind; owner?: string }): Promise<object | null> {
     const { connection, budget } = call;
     const target = typeof params.target === "string" ? params.target : "";
-    const id = `${this.#me}-${++this.#next}`;
+    const id = newCallId();
     const message: CallMessage = {
       type: "call",
       id,
@@ -117,10 +116,10 @@ export class Forwarder {
     }
   }
 
-  /** Takes an owner's answer. */
+  /** Takes an owner's answer, from the instance the call went to (or before the send told which one that is). */
   onAnswer(message: AnswerMessage): void {
     const pending = this.#pending.get(message.id);
-    if (pending) this.#settle(message.id, () => pending.resolve(message.response));
+    if (pending && (pending.owner === null || pending.owner === message.from)) this.#settle(message.id, () => pending.resolve(message.response));
   }
 
   /** Hands an owner's notification to the connection it is for; console messages a slow reader loses are counted. */
@@ -172,16 +171,16 @@ export class Forwarder {
   }
 
   async #send(message: CallMessage, owner: string | undefined, kind: TargetKind, target: string, budget: Budget): Promise<string | null> {
-    const text = JSON.stringify(message);
     const timeoutMs = Math.min(SEND_TIMEOUT_MS, Math.max(1, budget.remainingMs()));
     if (budget.isOver) throw budget.reason as Error;
     // Not raced with the budget: once sent, the call must be known to be cancelled on its owner.
     let sent: { owner: string | null; receivers: number };
     try {
       sent = owner === undefined
-        ? await this.#registry.sendToOwner(target, text, timeoutMs)
+        ? await this.#registry.sendToOwner(target, message, timeoutMs)
         : { owner, receivers: (await this.#registry.send(owner, message, timeoutMs)) ? 1 : 0 };
     } catch (error) {
+      if (error instanceof UnsendableMessageError) throw paramsTooBig(message, target || "the subscription's tab", error);
       if (budget.isOver) throw budget.reason as Error;
       throw unavailable(kind, target, `the cluster registry (Redis) did not answer: ${(error as Error).message}`);
     }
@@ -273,19 +272,4 @@ export class Forwarder {
     caller.subscriptions.delete(subscriptionId);
     caller.dropped.delete(subscriptionId);
   }
-}
-
-/** The error a call gets when the instance that owns its target cannot be reached. */
-export function unavailable(kind: TargetKind, target: string, why: string): HubError {
-  if (kind === "agent") return new HubError("AGENT_UNAVAILABLE", `the agent on ${target} cannot be reached: ${why}; retry once it has reconnected`);
-  return new HubError("TARGET_NOT_FOUND", `no tab ${target} can be reached: ${why}; list tabs with tabs.list`);
-}
-
-function parseAnswer(response: string, budget: Budget): object {
-  const answer = JSON.parse(response) as { result?: object; error?: WireError };
-  if (!answer.error) return answer.result ?? {};
-  const error = HubError.fromWire(answer.error);
-  // The owner ran with what was left of the budget; the caller asked for the whole of it.
-  if (error.errorName !== "TIMEOUT") throw error;
-  throw new HubError("TIMEOUT", `timed out after ${budget.timeoutMs} ms`, { ...(error.data as object), timeoutMs: budget.timeoutMs });
 }

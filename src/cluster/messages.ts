@@ -1,3 +1,5 @@
+import { randomToken } from "./random-token.js";
+
 /** Every Redis key and channel of the cluster starts with this. */
 export const PREFIX = "tabwire:";
 
@@ -20,7 +22,7 @@ export const keys = {
 /** A request forwarded to the instance that owns its target. */
 export interface CallMessage {
   type: "call";
-  /** Hub-made: `<caller instance>-<n>`, unique in the cluster. */
+  /** Hub-made and random (newCallId): whoever reads Redis cannot guess the next one. */
   id: string;
   from: string;
   /** The caller's connection id on its own instance. */
@@ -43,6 +45,8 @@ export interface CancelMessage {
 export interface AnswerMessage {
   type: "answer";
   id: string;
+  /** The instance that ran the call: the caller takes an answer only from the instance it sent the call to. */
+  from: string;
   response: string;
 }
 
@@ -81,17 +85,7 @@ export interface EventMessage {
 /** Anything sent between instances. */
 export type ClusterMessage = CallMessage | CancelMessage | AnswerMessage | NotifyMessage | ClosedMessage | EvictMessage | EventMessage;
 
-const TYPES = new Set(["call", "cancel", "answer", "notify", "closed", "evict", "event"]);
-
-/** Parses a message from Redis; null for anything that is not one of ours. */
-export function parseMessage(text: string): ClusterMessage | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof value !== "object" || value === null) return null;
-  const type = (value as { type?: unknown }).type;
-  return typeof type === "string" && TYPES.has(type) ? (value as ClusterMessage) : null;
+/** A new call id: 128 random bits, so an answer cannot be forged for a call whose id was guessed. */
+export function newCallId(): string {
+  return randomToken();
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
-import { createClient } from "redis";
+import { readFileSync } from "node:fs";
+import { createClient, type RedisClientOptions } from "redis";
 import { log } from "../log.js";
 
 type RedisClient = ReturnType<typeof createClient>;
@@ -15,6 +16,8 @@ export class RedisUnavailableError extends Error {
 /** What the link listens to, and what it tells its owner about the connection to Redis. */
 export interface RedisLinkOptions {
   url: string;
+  /** REDIS_CA_FILE: the CA a rediss:// server's certificate is checked against (null: the system's CAs). */
+  caFile: string | null;
   channels: string[];
   onMessage(message: string, channel: string): void;
   /** Both connections are up and subscribed (after the first connect or a reconnect). */
@@ -43,8 +46,7 @@ export class RedisLink {
 
   constructor(options: RedisLinkOptions) {
     this.#options = options;
-    const reconnectStrategy = (retries: number): number => Math.min(50 * 2 ** retries, RECONNECT_MAX_MS);
-    this.#commands = createClient({ url: options.url, disableOfflineQueue: true, socket: { reconnectStrategy, connectTimeout: CONNECT_WAIT_MS } });
+    this.#commands = createClient(redisClientOptions(options.url, options.caFile));
     this.#subscriber = this.#commands.duplicate();
     let ready = (): void => {};
     this.#firstReady = new Promise((resolve) => (ready = resolve));
@@ -122,6 +124,15 @@ export class RedisLink {
     if (error.message !== this.#lastError) log.warn("cluster: Redis connection problem", { error: error.message });
     this.#lastError = error.message;
   }
+}
+
+/** The options of the link's Redis clients: TLS with REDIS_CA_FILE as the only CA when it is set (rediss:// only). */
+export function redisClientOptions(url: string, caFile: string | null): RedisClientOptions {
+  const reconnectStrategy = (retries: number): number => Math.min(50 * 2 ** retries, RECONNECT_MAX_MS);
+  const common = { reconnectStrategy, connectTimeout: CONNECT_WAIT_MS };
+  // The URL's rediss:// turns TLS on; the CA replaces the system's, so only a server that CA signed is accepted.
+  const socket = caFile === null ? common : { ...common, tls: true as const, ca: readFileSync(caFile) };
+  return { url, disableOfflineQueue: true, socket };
 }
 
 function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {

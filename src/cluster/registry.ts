@@ -1,4 +1,5 @@
-import { keys } from "./messages.js";
+import { UnsendableMessageError, type ClusterCodec } from "./cluster-codec.js";
+import { keys, type CallMessage, type ClusterMessage, type EventMessage } from "./messages.js";
 import type { RedisLink } from "./redis-link.js";
 import { LEAVE_SCRIPT, READ_OTHERS_SCRIPT, SEND_TO_OWNER_SCRIPT, SYNC_SCRIPT } from "./scripts.js";
 
@@ -30,13 +31,15 @@ export class ClusterRegistry {
   readonly instanceId: string;
   #link: RedisLink;
   #ttlMs: number;
+  #codec: ClusterCodec;
   // The epoch of each target this instance owns, as Redis granted it.
   #epochs = new Map<string, string>();
 
-  constructor(link: RedisLink, options: { instanceId: string; ttlMs: number }) {
+  constructor(link: RedisLink, options: { instanceId: string; ttlMs: number; codec: ClusterCodec }) {
     this.#link = link;
     this.instanceId = options.instanceId;
     this.#ttlMs = options.ttlMs;
+    this.#codec = options.codec;
   }
 
   /** The epoch under which this instance owns a target, if it does. */
@@ -73,20 +76,37 @@ export class ClusterRegistry {
     return outcome;
   }
 
-  /** Sends a call to the target's owner in one round trip; owner null when no instance holds the target. */
-  async sendToOwner(target: string, message: string, timeoutMs: number): Promise<{ owner: string | null; receivers: number }> {
-    const reply = (await this.#link.script(SEND_TO_OWNER_SCRIPT, [keys.owner(target)], [this.instanceId, keys.inbox(""), message], timeoutMs)) as [string, number];
+  /**
+   * Sends a call to the target's owner in one round trip; owner null when no instance holds the target. Rejects
+   * with UnsendableMessageError, before anything is sent, when the call is over CLUSTER_MAX_MESSAGE_BYTES.
+   */
+  async sendToOwner(target: string, message: CallMessage, timeoutMs: number): Promise<{ owner: string | null; receivers: number }> {
+    const text = this.#codec.encode(message, `@${target}`);
+    const reply = (await this.#link.script(SEND_TO_OWNER_SCRIPT, [keys.owner(target)], [this.instanceId, keys.inbox(""), text], timeoutMs)) as [string, number];
     return { owner: reply[0] === "" ? null : reply[0], receivers: Number(reply[1]) };
   }
 
-  /** Sends a message to one instance; resolves with whether it is listening. */
-  async send(instance: string, message: object, timeoutMs: number): Promise<boolean> {
-    return (await this.#link.publish(keys.inbox(instance), JSON.stringify(message), timeoutMs)) > 0;
+  /** Sends a message to one instance; resolves with whether it is listening, rejects with UnsendableMessageError when it cannot be sent. */
+  async send(instance: string, message: ClusterMessage, timeoutMs: number): Promise<boolean> {
+    return (await this.#link.publish(keys.inbox(instance), this.#codec.encode(message, instance), timeoutMs)) > 0;
+  }
+
+  /** Sends a message in the background; false (and counted) when it is too big or too deep to send, so it was not. */
+  trySend(instance: string, message: ClusterMessage, timeoutMs: number): boolean {
+    let text: string;
+    try {
+      text = this.#codec.encode(message, instance);
+    } catch (error) {
+      if (error instanceof UnsendableMessageError) return false;
+      throw error;
+    }
+    this.#link.publish(keys.inbox(instance), text, timeoutMs).catch(() => {});
+    return true;
   }
 
   /** Tells every instance about a tab or agent event. */
-  async broadcast(message: object, timeoutMs: number): Promise<void> {
-    await this.#link.publish(keys.events, JSON.stringify(message), timeoutMs);
+  async broadcast(message: EventMessage, timeoutMs: number): Promise<void> {
+    await this.#link.publish(keys.events, this.#codec.encode(message, "*"), timeoutMs);
   }
 
   /** The other live instances with their listings. */

@@ -1,84 +1,16 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { expect } from "chai";
-import { hubListening } from "../../bench/hub-listening.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
+import { AGENT_KEY, killHub, startClusterHubs, stopHub, type ClusterHub } from "../support/cluster-hub.js";
 import { collect } from "../support/collect.js";
 import { eventually } from "../support/eventually.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { rpcFailure, TestRpcClient } from "../support/rpc-client.js";
 import { requireChromium } from "../support/test-hub.js";
 
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const TTL_MS = 2_500;
 const FULL_TOKEN = "cluster-full-token";
 const TEAM_TOKEN = "cluster-team-token";
 const START_TIMEOUT_MS = 60_000;
-const STOP_TIMEOUT_MS = 10_000;
-
-/** One `tabwire serve` process of the cluster, with its own embedded Chromium in its own process group. */
-interface ClusterHub {
-  id: string;
-  url: string;
-  child: ChildProcess;
-  tmp: string;
-}
-
-async function startClusterHub(id: string, redisUrl: string): Promise<ClusterHub> {
-  // Its own TMPDIR holds Chromium's profile, so even a killed instance leaves nothing behind once the test removes it.
-  const tmp = mkdtempSync(path.join(os.tmpdir(), `tabwire-cluster-${id}-`));
-  const env = {
-    ...process.env,
-    PORT: "0",
-    REDIS_URL: redisUrl,
-    INSTANCE_ID: id,
-    CLUSTER_TTL_MS: String(TTL_MS),
-    HUB_TOKEN: "",
-    HUB_TOKENS: `${FULL_TOKEN},${TEAM_TOKEN}:team`,
-    AUTH_KEY: "agent-key-cluster",
-    CLUSTER_SECRET: "cluster-secret-for-tests",
-    CDP_URL: "",
-    LOG_LEVEL: "warn",
-    LOG_DIR: path.join(tmp, "logs"),
-    TMPDIR: tmp,
-  };
-  const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], { cwd: ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  let log = "";
-  child.stderr?.on("data", (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4_000)));
-  const url = await hubListening(child, START_TIMEOUT_MS, () => `hub ${id}: ${log}`);
-  return { id, url, child, tmp };
-}
-
-/** SIGKILL to the hub and its Chromium at once: the instance dies with no goodbye. */
-async function killHub(hub: ClusterHub): Promise<void> {
-  const exited = new Promise((resolve) => hub.child.once("exit", resolve));
-  if (hub.child.exitCode === null && hub.child.signalCode === null) killGroup(hub, "SIGKILL");
-  await exited;
-}
-
-/** SIGTERM (a graceful stop that closes its Chromium), then whatever is left of its process group is killed. */
-async function stopHub(hub: ClusterHub): Promise<void> {
-  if (hub.child.exitCode === null && hub.child.signalCode === null) {
-    const exited = new Promise((resolve) => hub.child.once("exit", resolve));
-    hub.child.kill("SIGTERM");
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, STOP_TIMEOUT_MS)))]);
-    clearTimeout(timer);
-  }
-  killGroup(hub, "SIGKILL");
-  rmSync(hub.tmp, { recursive: true, force: true });
-}
-
-function killGroup(hub: ClusterHub, signal: NodeJS.Signals): void {
-  try {
-    if (hub.child.pid !== undefined) process.kill(-hub.child.pid, signal);
-  } catch {
-    // The group is gone already.
-  }
-}
 
 /** Times a call that must fail, and returns its error and how long it took. */
 async function timedFailure(call: Promise<unknown>): Promise<{ code: number; ms: number }> {
@@ -114,7 +46,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     return connected;
   };
   const agent = async (n: 1 | 2 | 3, clientId: string, answer: string): Promise<TestAgent> => {
-    const connected = await TestAgent.connect({ url: `${hub(n).url}/agent?token=agent-key-cluster`, clientId });
+    const connected = await TestAgent.connect({ url: `${hub(n).url}/agent?token=${AGENT_KEY}`, clientId });
     agents.push(connected);
     connected.onRequest("evaluate", (params) => {
       const { requestId, input } = params as { requestId: string; input: string };
@@ -130,10 +62,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     this.timeout(START_TIMEOUT_MS + 30_000);
     requireChromium();
     redis = await startRedisServer();
-    const started = await Promise.allSettled(["one", "two", "three"].map((id) => startClusterHub(id, (redis as RedisServer).url)));
-    for (const result of started) if (result.status === "fulfilled") hubs.push(result.value);
-    const failed = started.find((result) => result.status === "rejected");
-    if (failed) throw failed.reason;
+    hubs.push(...(await startClusterHubs(["one", "two", "three"], redis.url, { CLUSTER_TTL_MS: String(TTL_MS), HUB_TOKENS: `${FULL_TOKEN},${TEAM_TOKEN}:team` })));
     [one, two, three] = await Promise.all([client(1), client(2), client(3)]);
     tabOfThree = (await three.call<{ target: string }>("tabs.open", { url: "data:text/html,<title>three</title>" })).target;
     tabOfTwo = (await two.call<{ target: string }>("tabs.open", { url: "data:text/html,<title>two</title>" })).target;

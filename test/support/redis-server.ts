@@ -5,7 +5,7 @@ import net from "node:net";
 /** A redis-server child on a loopback port, with no persistence. */
 export interface RedisServer {
   port: number;
-  /** redis://127.0.0.1:<port> */
+  /** redis://127.0.0.1:<port>, or rediss:// with TLS */
   url: string;
   /** Stops it (SIGKILL: Redis is gone at once, as in a crash) and waits for the process to exit. */
   kill(): Promise<void>;
@@ -24,25 +24,36 @@ export function requireRedisServer(): void {
   throw new Error("redis-server is missing: install it with `sudo apt-get install -y redis-server` (or run `npm run setup`)");
 }
 
-/** Starts `redis-server` on a free loopback port (no RDB, no AOF) and waits until it accepts connections. */
-export async function startRedisServer(): Promise<RedisServer> {
+/** The PEM files of a TLS Redis: its certificate and key, and the CA that signed it. */
+export interface RedisTlsFiles {
+  certFile: string;
+  keyFile: string;
+  caFile: string;
+}
+
+/** Starts `redis-server` on a free loopback port (no RDB, no AOF), TLS only when `tls` is given, and waits until it accepts connections. */
+export async function startRedisServer(options: { tls?: RedisTlsFiles } = {}): Promise<RedisServer> {
   requireRedisServer();
   const port = await freePort();
-  let child = await launch(port);
+  const { tls } = options;
+  const listen = tls
+    ? ["--port", "0", "--tls-port", String(port), "--tls-cert-file", tls.certFile, "--tls-key-file", tls.keyFile, "--tls-ca-cert-file", tls.caFile, "--tls-auth-clients", "no"]
+    : ["--port", String(port)];
+  let child = await launch(listen);
   return {
     port,
-    url: `redis://127.0.0.1:${port}`,
+    url: `${tls ? "rediss" : "redis"}://127.0.0.1:${port}`,
     kill: () => exited(child, "SIGKILL"),
     async restart() {
       if (child.exitCode === null && child.signalCode === null) await exited(child, "SIGKILL");
-      child = await launch(port);
+      child = await launch(listen);
     },
     stop: () => exited(child, "SIGTERM"),
   };
 }
 
-async function launch(port: number): Promise<ChildProcess> {
-  const args = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes"];
+async function launch(listen: string[]): Promise<ChildProcess> {
+  const args = [...listen, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--protected-mode", "yes"];
   const child = spawn(REDIS_SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
   await new Promise<void>((resolve, reject) => {
     let seen = "";
