@@ -95,6 +95,7 @@ export async function startHub(config: Config): Promise<Hub> {
         authKey: config.authKey,
         legacyAuth: config.agentLegacyAuth,
         grant: decision.authenticated ? decision.grant : null,
+        registerTimeoutMs: config.agentRegisterTimeoutMs,
         refusal: (baseId, tabId, keyScope) => clients.refusalOfAgent(baseId, tabId, keyScope),
         serverId,
         version: HUB_VERSION,

@@ -1,4 +1,5 @@
 import { HubError } from "../errors.js";
+import { MAX_FRAME_DEPTH, tooDeep } from "../rpc/nesting.js";
 import type { Authenticator, Grant } from "../transport/auth.js";
 import { AgentCalls } from "./agent-calls.js";
 import type { AgentRecord, AgentRegistry } from "./agent-registry.js";
@@ -58,7 +59,9 @@ export class AgentHandshake {
   /** Takes a control frame or an answer to one of the hub's calls; false for the rest (JSON-RPC for the router). */
   intercept(frame: Record<string, unknown>): boolean {
     if (typeof frame.type === "string") {
-      this.#onControl(frame);
+      const deep = tooDeep(frame, MAX_FRAME_DEPTH);
+      if (deep === null) this.#onControl(frame);
+      else this.#socket.sendFrame({ type: "error", message: `the ${String(frame.type).slice(0, 50)} frame nests deeper than ${MAX_FRAME_DEPTH} levels at ${deep.slice(0, 200)}; flatten it` });
       return true;
     }
     return this.#calls.settle(frame);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode, HubError } from "../errors.js";
+import { MAX_FRAME_DEPTH, tooDeep } from "../rpc/nesting.js";
 
 /** An HTTP failure: its status and the `{error: {code, message, data?}}` body. */
 export class HttpError extends Error {
@@ -32,9 +33,16 @@ export function statusOf(code: number): number {
   return STATUS_BY_CODE.get(code) ?? 502;
 }
 
-/** Writes a JSON body with its status (never with Access-Control-Allow-Origin). */
+/** Writes a JSON body with its status (never with Access-Control-Allow-Origin); one that cannot be written is a 500 that says why. */
 export function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
+  let text: string;
+  try {
+    text = JSON.stringify(body);
+  } catch (error) {
+    status = 500;
+    const message = `the answer could not be written (${(error as Error).message}); ask for less, e.g. a smaller limit or maxSize`;
+    text = JSON.stringify({ error: { code: ErrorCode.INTERNAL_ERROR, message } });
+  }
   response.writeHead(status, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(text) });
   response.end(text);
 }
@@ -66,6 +74,8 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
     throw new HttpError(400, ErrorCode.PARSE_ERROR, "the body is not valid JSON");
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new HttpError(400, ErrorCode.INVALID_REQUEST, "the body must be a JSON object");
+  const deep = tooDeep(value, MAX_FRAME_DEPTH);
+  if (deep !== null) throw new HttpError(400, ErrorCode.INVALID_REQUEST, `the body nests deeper than ${MAX_FRAME_DEPTH} levels at ${deep.slice(0, 200)}; flatten it`);
   return value as Record<string, unknown>;
 }
 

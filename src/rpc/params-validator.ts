@@ -38,12 +38,27 @@ export function loadOpenRpc(url: URL = OPENRPC_URL): OpenRpcDocument {
   return JSON.parse(readFileSync(url, "utf8")) as OpenRpcDocument;
 }
 
+/** The most problems one INVALID_PARAMS answer lists; `data.errorCount` says how many were found. */
+export const MAX_REPORTED_ERRORS = 10;
+/** Params with more values than this are checked up to their first problem only, so a bad request costs little. */
+export const MAX_VALUES_FOR_ALL_ERRORS = 2_000;
+// A problem's path echoes the caller's keys: cut, so an answer stays small whatever was sent.
+const MAX_PATH_LENGTH = 200;
+
+interface MethodValidators {
+  /** Stops at the first problem: the one run on every call. */
+  first: ValidateFunction;
+  /** Lists every problem: run only for params that failed and are small enough. */
+  all: ValidateFunction;
+}
+
 /** Validates (and fills defaults into) each method's by-name params with the schemas of the OpenRPC document. */
 export class ParamsValidator {
-  #validators = new Map<string, ValidateFunction>();
+  #validators = new Map<string, MethodValidators>();
 
   constructor(document: OpenRpcDocument) {
-    const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: false });
+    const first = new Ajv({ allErrors: false, useDefaults: true, strict: false });
+    const all = new Ajv({ allErrors: true, useDefaults: false, strict: false });
     for (const method of document.methods) {
       const schema = {
         type: "object",
@@ -52,7 +67,7 @@ export class ParamsValidator {
         additionalProperties: false,
         components: document.components ?? {},
       };
-      this.#validators.set(method.name, ajv.compile(schema));
+      this.#validators.set(method.name, { first: first.compile(schema), all: all.compile(schema) });
     }
   }
 
@@ -61,21 +76,36 @@ export class ParamsValidator {
     return this.#validators.has(method);
   }
 
-  /** Checks params in place (defaults are filled in); throws INVALID_PARAMS listing every problem. */
-  validate(method: string, params: Record<string, unknown>): void {
-    const validate = this.#validators.get(method);
-    if (!validate || validate(params)) return;
-    const errors = (validate.errors ?? []).map(toProblem);
+  /**
+   * Checks params in place (defaults are filled in); throws INVALID_PARAMS listing the first MAX_REPORTED_ERRORS
+   * problems, with `errorCount` when there were more. `values` (how many values the params hold) decides whether
+   * every problem is looked for or only the first.
+   */
+  validate(method: string, params: Record<string, unknown>, values = 0): void {
+    const validators = this.#validators.get(method);
+    if (!validators || validators.first(params)) return;
+    const thorough = values <= MAX_VALUES_FOR_ALL_ERRORS && !validators.all(params);
+    const found = (thorough ? validators.all.errors : validators.first.errors) ?? [];
+    const errors = found.slice(0, MAX_REPORTED_ERRORS).map(toProblem);
     const summary = errors.map((e) => `${e.path} ${e.message}`).join("; ");
-    throw new HubError("INVALID_PARAMS", `invalid params for ${method}: ${summary}`, { errors });
+    if (found.length > errors.length) {
+      const message = `invalid params for ${method}: ${summary} (and ${found.length - errors.length} more)`;
+      throw new HubError("INVALID_PARAMS", message, { errors, errorCount: found.length });
+    }
+    const more = thorough || values <= MAX_VALUES_FOR_ALL_ERRORS ? "" : ` (only the first problem is looked for in params of more than ${MAX_VALUES_FOR_ALL_ERRORS} values)`;
+    throw new HubError("INVALID_PARAMS", `invalid params for ${method}: ${summary}${more}`, { errors });
   }
 }
 
 function toProblem(error: ErrorObject): ParamsProblem {
   const params = error.params as Record<string, unknown>;
-  if (error.keyword === "required") return { path: `/${String(params.missingProperty)}`, message: "is required" };
+  if (error.keyword === "required") return { path: cut(`/${String(params.missingProperty)}`), message: "is required" };
   if (error.keyword === "additionalProperties") {
-    return { path: `/${String(params.additionalProperty)}`, message: "is not a parameter of this method" };
+    return { path: cut(`/${String(params.additionalProperty)}`), message: "is not a parameter of this method" };
   }
-  return { path: error.instancePath || "/", message: error.message ?? "is invalid" };
+  return { path: cut(error.instancePath || "/"), message: error.message ?? "is invalid" };
+}
+
+function cut(path: string): string {
+  return path.length > MAX_PATH_LENGTH ? `${path.slice(0, MAX_PATH_LENGTH)}...` : path;
 }

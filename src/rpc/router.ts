@@ -4,7 +4,7 @@ import { ErrorCode, HubError, toWireError, type ErrorName } from "../errors.js";
 import { log, logApi } from "../log.js";
 import { envelopeOf, errorResponse, parseFrame, type Envelope, type InvalidItem, type JsonRpcId, type JsonRpcResponse, type RequestItem } from "./envelope.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "./method.js";
-import { MAX_PARAMS_DEPTH, tooDeep } from "./nesting.js";
+import { MAX_PARAMS_DEPTH, nestingOf } from "./nesting.js";
 import type { ParamsValidator } from "./params-validator.js";
 import { RateLimit } from "./rate-limit.js";
 
@@ -158,13 +158,13 @@ export class Router<S> {
       });
     }
     const params = (item.params ?? {}) as Record<string, unknown>;
-    const deep = tooDeep(params, MAX_PARAMS_DEPTH);
+    const { deepAt: deep, values } = nestingOf(params, MAX_PARAMS_DEPTH);
     if (deep !== null) {
       throw new HubError("INVALID_PARAMS", `params of ${item.method} nest deeper than ${MAX_PARAMS_DEPTH} levels at ${deep.slice(0, 200)}; flatten them`, {
         errors: [{ path: deep.slice(0, 200), message: `must not nest deeper than ${MAX_PARAMS_DEPTH} levels` }],
       });
     }
-    this.#options.validator.validate(item.method, params);
+    this.#options.validator.validate(item.method, params, values);
     const { maxTimeoutMs } = this.#options;
     if (typeof params.timeoutMs === "number" && params.timeoutMs > maxTimeoutMs) {
       throw new HubError("INVALID_PARAMS", `timeoutMs ${params.timeoutMs} is above MAX_TIMEOUT_MS (${maxTimeoutMs})`, {

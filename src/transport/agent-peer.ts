@@ -1,6 +1,7 @@
 import type WebSocket from "ws";
 import { AgentHandshake, type AgentHandshakeOptions } from "../clients/agent-handshake.js";
 import type { Router } from "../rpc/router.js";
+import { RegistrationGuard } from "./registration-guard.js";
 import { RpcPeer } from "./rpc-peer.js";
 
 /** What an agent connection needs besides its socket. */
@@ -9,6 +10,8 @@ export interface AgentPeerOptions<S> extends AgentHandshakeOptions {
   peer: string;
   highWaterBytes: number;
   slowReaderTimeoutMs: number;
+  /** AGENT_REGISTER_TIMEOUT_MS: how long the socket may stay unregistered. */
+  registerTimeoutMs: number;
 }
 
 /**
@@ -16,8 +19,13 @@ export interface AgentPeerOptions<S> extends AgentHandshakeOptions {
  * own JSON-RPC calls to the router, scoped to its base client once it has registered (to nothing before).
  */
 export function openAgentPeer<S>(ws: WebSocket, options: AgentPeerOptions<S>): AgentHandshake {
-  const { router, peer: address, highWaterBytes, slowReaderTimeoutMs, ...handshakeOptions } = options;
+  const { router, peer: address, highWaterBytes, slowReaderTimeoutMs, registerTimeoutMs, ...handshakeOptions } = options;
   let handshake: AgentHandshake | null = null;
+  const guard = new RegistrationGuard({
+    timeoutMs: registerTimeoutMs,
+    isRegistered: () => handshake?.record != null,
+    close: (code, reason) => ws.close(code, reason),
+  });
   const peer = new RpcPeer(ws, {
     router,
     scope: new Set(),
@@ -25,6 +33,7 @@ export function openAgentPeer<S>(ws: WebSocket, options: AgentPeerOptions<S>): A
     highWaterBytes,
     slowReaderTimeoutMs,
     intercept: (frame) => handshake?.intercept(frame) ?? false,
+    admit: (bytes) => guard.admit(bytes),
   });
   const socket = {
     sendFrame: (frame: object) => peer.sendFrame(frame),
@@ -35,6 +44,9 @@ export function openAgentPeer<S>(ws: WebSocket, options: AgentPeerOptions<S>): A
   };
   const created = new AgentHandshake(socket, handshakeOptions);
   handshake = created;
-  ws.on("close", () => created.onClose());
+  ws.on("close", () => {
+    guard.stop();
+    created.onClose();
+  });
   return created;
 }

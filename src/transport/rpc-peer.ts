@@ -18,6 +18,8 @@ export interface RpcPeerOptions<S> {
   highWaterBytes: number;
   /** Agents only: sees every object frame first and returns true for the ones it handled (control frames, answers). */
   intercept?: (frame: Record<string, unknown>) => boolean;
+  /** Agents only: whether a frame of that many bytes may be handled at all (an unregistered agent's budget). */
+  admit?: (bytes: number) => boolean;
   /** A socket that stays over the high-water mark this long is closed with 1013 (try again later). */
   slowReaderTimeoutMs: number;
 }
@@ -54,13 +56,16 @@ export class RpcPeer<S> {
   /** Sends a notification unless the peer is too far behind, in which case it is dropped; returns whether it was sent. */
   notify(method: string, params: object): boolean {
     if (this.#isOverHighWater()) return false;
-    this.#send(JSON.stringify({ jsonrpc: "2.0", method, params }));
+    const text = this.#encode({ jsonrpc: "2.0", method, params });
+    if (text === null) return false;
+    this.#send(text);
     return true;
   }
 
-  /** Sends a frame as it is (agent control frames). */
+  /** Sends a frame as it is (agent control frames); one that cannot be written is dropped and logged. */
   sendFrame(frame: object): void {
-    this.#send(JSON.stringify(frame));
+    const text = this.#encode(frame);
+    if (text !== null) this.#send(text);
   }
 
   /** Closes the connection with a code and reason. */
@@ -72,6 +77,7 @@ export class RpcPeer<S> {
   #onMessage(data: Buffer): void {
     // A connection the hub has let go (closing, or dropped as a slow reader) gets no answers: its frames run nothing.
     if (this.#closed.signal.aborted) return;
+    if (this.#options.admit && !this.#options.admit(data.length)) return;
     const text = data.toString("utf8");
     const intercept = this.#options.intercept;
     if (!intercept) return this.#route(this.#options.router.handleFrame(text, this.state));
@@ -93,6 +99,16 @@ export class RpcPeer<S> {
       },
       (error: unknown) => log.error("cannot answer a frame", { connection: this.state.id, error: (error as Error).stack }),
     );
+  }
+
+  /** A frame as text, or null (logged) when it is too deep or too big to write: a peer's data never throws here. */
+  #encode(frame: object): string | null {
+    try {
+      return JSON.stringify(frame);
+    } catch (error) {
+      log.warn("dropped a frame that cannot be written", { connection: this.state.id, error: (error as Error).message });
+      return null;
+    }
   }
 
   #send(text: string): void {

@@ -70,6 +70,18 @@ describe("contract: protocol/tabwire.openrpc.json against the handlers and the e
     expect([...METHOD_NAMES].sort()).to.deep.equal(doc.methods.map((m) => m.name).sort());
   });
 
+  it("bounds every array a method takes with maxItems, so no request's errors grow with its size", () => {
+    const unbounded: string[] = [];
+    const walk = (schema: unknown, at: string): void => {
+      if (schema === null || typeof schema !== "object") return;
+      const node = schema as Record<string, unknown>;
+      if ((node.type === "array" || node.items !== undefined) && typeof node.maxItems !== "number") unbounded.push(at);
+      for (const [key, child] of Object.entries(node)) walk(child, `${at}/${key}`);
+    };
+    for (const method of doc.methods) for (const param of method.params) walk(param.schema, `${method.name}:${param.name}`);
+    expect(unbounded).to.deep.equal([]);
+  });
+
   it("every tab-level method takes target and timeoutMs", () => {
     for (const name of ["tabs.close", "tabs.activate", "navigate", "evaluate"]) {
       const params = doc.methods.find((m) => m.name === name)?.params.map((p) => p.name);

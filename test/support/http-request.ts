@@ -12,6 +12,8 @@ export interface RequestOptions {
   origin?: string;
   body?: unknown;
   contentType?: string;
+  /** The body's text as it is, instead of `body` written as JSON. */
+  rawBody?: string;
 }
 
 /** One HTTP request to a hub: the token as a Bearer header or in the query, optionally an Origin. */
@@ -20,7 +22,7 @@ export async function request(port: number, method: string, route: string, optio
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.origin) headers.origin = options.origin;
   const query = options.query === undefined ? "" : `${route.includes("?") ? "&" : "?"}token=${encodeURIComponent(options.query)}`;
-  const body = method === "POST" ? JSON.stringify(options.body ?? {}) : undefined;
+  const body = method === "POST" ? (options.rawBody ?? JSON.stringify(options.body ?? {})) : undefined;
   const response = await fetch(`http://127.0.0.1:${port}${route}${query}`, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await response.text();
   let parsed: Reply["body"] = {};
