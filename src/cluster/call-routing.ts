@@ -66,7 +66,8 @@ export class CallRouting {
   }
 
   // A target may live elsewhere when it is well formed, the caller may see its client, and this instance lacks it:
-  // everything else runs here, and answers here (INVALID_PARAMS, TARGET_NOT_FOUND) without asking Redis.
+  // the agent, for agent calls (it may be connected to another instance than its tab's Chrome), the tab for the rest.
+  // Everything else runs here, and answers here (INVALID_PARAMS, TARGET_NOT_FOUND) without asking Redis.
   #elsewhere(target: string, kind: TargetKind, connection: ConnectionState): boolean {
     const { clients, browser, agents } = this.#options.services;
     let tabId: string;
@@ -77,7 +78,6 @@ export class CallRouting {
     } catch {
       return false;
     }
-    if (browser.page(tabId) !== undefined) return false;
-    return kind === "tab" || agents.get(target) === undefined;
+    return kind === "agent" ? agents.get(target) === undefined : browser.page(tabId) === undefined;
   }
 }

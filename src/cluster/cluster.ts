@@ -9,6 +9,7 @@ import type { ParamsValidator } from "../rpc/params-validator.js";
 import { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
 import { CallRouting } from "./call-routing.js";
+import { agentOfClaim } from "./claims.js";
 import { ClusterCodec } from "./cluster-codec.js";
 import { ClusterEvents } from "./cluster-events.js";
 import type { ClusterView, RemoteTargets } from "./cluster-view.js";
@@ -163,12 +164,12 @@ export class Cluster implements ClusterView {
 
   async #syncOnce(): Promise<void> {
     const local = localTargets(this.#services);
-    for (const target of this.#yielded) if (!local.owned.has(target)) this.#yielded.delete(target);
-    const owned = new Set([...local.owned].filter((target) => !this.#yielded.has(target)));
+    for (const claim of this.#yielded) if (!local.owned.has(claim)) this.#yielded.delete(claim);
+    const owned = new Set([...local.owned].filter((claim) => !this.#yielded.has(claim)));
     const outcome = await this.#registry.sync({ owned, listing: local.listing }, this.#info, this.#redisTimeoutMs());
     if (this.#syncFailing) log.info("cluster: the registry in Redis is written again");
     this.#syncFailing = false;
-    for (const target of outcome.fenced) this.#evictHere(target, "a newer claim in the registry fenced this instance off");
+    for (const claim of outcome.fenced) this.#evictHere(claim, "a newer claim in the registry fenced this instance off");
     for (const { instance, target, epoch } of outcome.evicted) {
       const evict: EvictMessage = { type: "evict", target, epoch };
       this.#registry.send(instance, evict, this.#redisTimeoutMs()).catch(() => {});
@@ -181,10 +182,11 @@ export class Cluster implements ClusterView {
   }
 
   // A newer connection of this agent registered on another instance: this one is stale, as on a single hub.
-  #evictHere(target: string, why: string): void {
-    this.#yielded.add(target);
-    this.#registry.forget(target);
-    const agent = this.#services.agents.get(target);
+  #evictHere(claim: string, why: string): void {
+    this.#yielded.add(claim);
+    this.#registry.forget(claim);
+    const target = agentOfClaim(claim);
+    const agent = target === null ? undefined : this.#services.agents.get(target);
     if (!agent) return;
     log.info("cluster: an agent reconnected to another instance; closing its old connection here", { target, why });
     this.#evicted.add(agent);

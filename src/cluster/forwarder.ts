@@ -177,7 +177,7 @@ export class Forwarder {
     let sent: { owner: string | null; receivers: number };
     try {
       sent = owner === undefined
-        ? await this.#registry.sendToOwner(target, message, timeoutMs)
+        ? await this.#registry.sendToOwner(kind, target, message, timeoutMs)
         : { owner, receivers: (await this.#registry.send(owner, message, timeoutMs)) ? 1 : 0 };
     } catch (error) {
       if (error instanceof UnsendableMessageError) throw paramsTooBig(message, target || "the subscription's tab", error);

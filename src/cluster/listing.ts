@@ -1,12 +1,13 @@
 import type { Caller, ClientEntry, TabEntry } from "../clients/client-manager.js";
 import type { HubServices } from "../services.js";
+import { claimOf } from "./claims.js";
 import type { RemoteAgent, RemoteTargets } from "./cluster-view.js";
 import type { LocalTargets } from "./registry.js";
 
 const TAB_FIELD = "tab:";
 const AGENT_FIELD = "agent:";
 
-/** What this instance holds now, as the registry stores it: every tab and agent, each with its listing entry. */
+/** What this instance holds now, as the registry stores it: a claim of every tab and agent, each with its listing entry. */
 export function localTargets(services: HubServices): LocalTargets {
   const owned = new Set<string>();
   const listing = new Map<string, string>();
@@ -17,11 +18,11 @@ export function localTargets(services: HubServices): LocalTargets {
     // Chrome is away (BROWSER_UNAVAILABLE): this instance has no tabs until it is back.
   }
   for (const tab of tabs) {
-    owned.add(tab.target);
+    owned.add(claimOf("tab", tab.target));
     listing.set(TAB_FIELD + tab.target, JSON.stringify(tab));
   }
   for (const { clientId, baseId, tabId, state, connectedAt } of services.agents.all()) {
-    owned.add(clientId);
+    owned.add(claimOf("agent", clientId));
     const agent: RemoteAgent = { clientId, baseId, tabId, state, connectedAt };
     listing.set(AGENT_FIELD + clientId, JSON.stringify(agent));
   }

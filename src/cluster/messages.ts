@@ -11,8 +11,8 @@ export const keys = {
   instance: (id: string): string => `${PREFIX}instance:${id}`,
   /** Hash with a TTL: the instance's tabs and agents as the lists show them (`tab:<target>` / `agent:<target>` -> JSON). */
   targets: (id: string): string => `${PREFIX}targets:${id}`,
-  /** String with a TTL: `<instance>|<epoch>`, the owner of one `clientId:tabId`. */
-  owner: (target: string): string => `${PREFIX}owner:${target}`,
+  /** String with a TTL: `<instance>|<epoch>`, the owner of one claim: `tab:<clientId:tabId>` or `agent:<clientId:tabId>`. */
+  owner: (claim: string): string => `${PREFIX}owner:${claim}`,
   /** Channel of one instance: calls, answers, notifications and evictions sent to it. */
   inbox: (id: string): string => `${PREFIX}to:${id}`,
   /** Channel every instance listens to: tab and agent events. */

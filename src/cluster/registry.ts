@@ -1,15 +1,17 @@
+import { claimOf } from "./claims.js";
 import { UnsendableMessageError, type ClusterCodec } from "./cluster-codec.js";
+import type { TargetKind } from "./forward-errors.js";
 import { keys, type CallMessage, type ClusterMessage, type EventMessage } from "./messages.js";
 import type { RedisLink } from "./redis-link.js";
 import { LEAVE_SCRIPT, READ_OTHERS_SCRIPT, SEND_TO_OWNER_SCRIPT, SYNC_SCRIPT } from "./scripts.js";
 
-/** What an instance holds now: the targets it owns and its listing (field -> JSON). */
+/** What an instance holds now: the claims it owns (see claims.ts) and its listing (field -> JSON). */
 export interface LocalTargets {
   owned: ReadonlySet<string>;
   listing: ReadonlyMap<string, string>;
 }
 
-/** What a refresh found out: targets a newer owner took, and instances a new claim took a target from. */
+/** What a refresh found out: claims a newer owner took, and instances a new claim took one from. */
 export interface SyncOutcome {
   fenced: string[];
   evicted: { instance: string; target: string; epoch: string }[];
@@ -42,14 +44,14 @@ export class ClusterRegistry {
     this.#codec = options.codec;
   }
 
-  /** The epoch under which this instance owns a target, if it does. */
-  epochOf(target: string): string | undefined {
-    return this.#epochs.get(target);
+  /** The epoch under which this instance owns a claim, if it does. */
+  epochOf(claim: string): string | undefined {
+    return this.#epochs.get(claim);
   }
 
-  /** Forgets a target a newer owner took. */
-  forget(target: string): void {
-    this.#epochs.delete(target);
+  /** Forgets a claim a newer owner took. */
+  forget(claim: string): void {
+    this.#epochs.delete(claim);
   }
 
   /** Claims and refreshes what the instance holds, releases what it no longer does, and rewrites its listing. */
@@ -77,12 +79,12 @@ export class ClusterRegistry {
   }
 
   /**
-   * Sends a call to the target's owner in one round trip; owner null when no instance holds the target. Rejects
-   * with UnsendableMessageError, before anything is sent, when the call is over CLUSTER_MAX_MESSAGE_BYTES.
+   * Sends a call to the owner of the target's tab or agent in one round trip; owner null when no instance holds it.
+   * Rejects with UnsendableMessageError, before anything is sent, when the call is over CLUSTER_MAX_MESSAGE_BYTES.
    */
-  async sendToOwner(target: string, message: CallMessage, timeoutMs: number): Promise<{ owner: string | null; receivers: number }> {
+  async sendToOwner(kind: TargetKind, target: string, message: CallMessage, timeoutMs: number): Promise<{ owner: string | null; receivers: number }> {
     const text = this.#codec.encode(message, `@${target}`);
-    const reply = (await this.#link.script(SEND_TO_OWNER_SCRIPT, [keys.owner(target)], [this.instanceId, keys.inbox(""), text], timeoutMs)) as [string, number];
+    const reply = (await this.#link.script(SEND_TO_OWNER_SCRIPT, [keys.owner(claimOf(kind, target))], [this.instanceId, keys.inbox(""), text], timeoutMs)) as [string, number];
     return { owner: reply[0] === "" ? null : reply[0], receivers: Number(reply[1]) };
   }
 

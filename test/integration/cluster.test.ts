@@ -162,6 +162,25 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     }
   });
 
+  it("reaches an agent from every instance when it connects to another instance than its tab's, and again at once when it moves", async () => {
+    const { target } = await one.call<{ target: string }>("tabs.open", { clientId: "roamer", url: "data:text/html,<title>roamer</title>" });
+    const runFromEach = async (expected: string): Promise<void> => {
+      for (const [n, caller] of [[1, one], [2, two], [3, three]] as const) {
+        const result = await caller.call<{ output: string }>("agent.run", { target, input: `from ${n}`, timeoutMs: 5_000 });
+        expect(result.output, `agent.run from instance ${n}`).to.equal(`${expected}: from ${n}`);
+      }
+    };
+    await one.call("events.subscribe", { topics: ["agents"] });
+    const ready = collect<{ target: string }>(one, "agent.ready", (all) => all.some((event) => event.target === target), 10_000);
+    const first = await agent(2, target, "on two");
+    await ready;
+    await runFromEach("on two");
+    await agent(3, target, "on three");
+    // Closed once instance 3's claim fenced instance 2 off: from then on the registry names instance 3.
+    expect((await first.closed).code).to.equal(1000);
+    await runFromEach("on three");
+  });
+
   it("forgets a killed instance's targets within the TTL; its calls fail fast and nothing hangs", async () => {
     const ready = collect<{ target: string }>(one, "agent.ready", (all) => all.some((event) => event.target === "scout:default"), 10_000);
     await agent(3, "scout", "on three");
