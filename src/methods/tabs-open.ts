@@ -49,7 +49,9 @@ export const tabsOpen = defineMethod<TabsOpenParams>({
       return { target: formatTarget(clientId, targetId), clientId, tabId: targetId, url: targetInfo.url };
     } catch (error) {
       // closePage re-sends the close that Chrome drops while the page is still navigating, as it often is here.
-      browser.closePage(targetId, AbortSignal.timeout(CLOSE_TIMEOUT_MS)).catch(() => {});
+      // Within the budget the answer waits for it, so the caller's next tabs.list no longer shows the tab.
+      const closing = browser.closePage(targetId, AbortSignal.timeout(CLOSE_TIMEOUT_MS)).catch(() => {});
+      if (!call.budget.isOver) await call.budget.race(closing).catch(() => {});
       throw error;
     }
   },

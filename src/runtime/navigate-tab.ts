@@ -2,34 +2,51 @@ import type { Protocol } from "devtools-protocol";
 import type { Budget } from "../budget.js";
 import { HubError } from "../errors.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import { LoaderWatch } from "./loader-watch.js";
 
 /** When a navigation counts as done. */
 export type WaitUntil = "load" | "domcontentloaded" | "none";
 
 const LIFECYCLE_NAME: Readonly<Record<Exclude<WaitUntil, "none">, string>> = { load: "load", domcontentloaded: "DOMContentLoaded" };
+// Chrome commits its error page a few milliseconds after Page.navigate answers errorText; this is the most it is waited for.
+const ERROR_PAGE_WAIT_MS = 5_000;
 
-/** Navigates the tab and waits for the new document's `load` or `DOMContentLoaded`; a failed load is NAVIGATION_FAILED. */
+/**
+ * Navigates the tab and waits for the new document's `load` or `DOMContentLoaded`. A failed load is
+ * NAVIGATION_FAILED once Chrome's error page has replaced the document, so the tab's next call runs on that page.
+ */
 export async function navigateTab(tab: TabSession, url: string, waitUntil: WaitUntil, budget: Budget): Promise<void> {
-  const seen = new Set<string>();
-  let expected: string | null = null;
-  let reached: (() => void) | null = null;
   const milestone = waitUntil === "none" ? null : LIFECYCLE_NAME[waitUntil];
-  // Listen before navigating: a fast page can reach its milestone before Page.navigate answers.
-  const stopListening = tab.listen("Page.lifecycleEvent", (event: Protocol.Page.LifecycleEventEvent) => {
-    if (event.name !== milestone) return;
-    seen.add(event.loaderId);
-    if (event.loaderId === expected) reached?.();
-  });
+  // Listen before navigating: a fast page can reach its milestone, or commit its error page, before Page.navigate answers.
+  const lifecycle = new LoaderWatch(tab, "Page.lifecycleEvent", (event) => (event.name === milestone ? event.loaderId : null));
+  const committed = new LoaderWatch(tab, "Page.frameNavigated", (event) => (event.frame.parentId === undefined ? event.frame.loaderId : null));
   try {
     const result = await tab.send("Page.navigate", { url }, { budget });
     if (result.errorText) {
+      if (settlesOnErrorPage(result)) await errorPageCommitted(tab, committed.reached(result.loaderId as string), budget);
       throw new HubError("NAVIGATION_FAILED", `cannot load ${url}: ${result.errorText}`, { errorText: result.errorText });
     }
-    if (milestone === null || !result.loaderId || seen.has(result.loaderId)) return;
-    expected = result.loaderId;
-    await untilReached(tab, new Promise<void>((resolve) => (reached = resolve)), budget);
+    if (milestone === null || !result.loaderId) return;
+    await untilReached(tab, lifecycle.reached(result.loaderId), budget);
   } finally {
-    stopListening();
+    lifecycle.stop();
+    committed.stop();
+  }
+}
+
+/** Whether Chrome shows an error page for a failed navigation: not for one cancelled (ERR_ABORTED) or a download. */
+function settlesOnErrorPage(result: Protocol.Page.NavigateResponse): boolean {
+  return result.loaderId !== undefined && result.errorText !== "net::ERR_ABORTED" && result.isDownload !== true;
+}
+
+/** Waits for the error page's commit within the budget and ERROR_PAGE_WAIT_MS; past them the failure is answered anyway. */
+async function errorPageCommitted(tab: TabSession, committed: Promise<void>, budget: Budget): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.min(ERROR_PAGE_WAIT_MS, budget.remainingMs()))));
+  try {
+    await Promise.race([untilReached(tab, committed, budget).catch(() => {}), waited]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -96,6 +96,13 @@ describe("HTTP API of PROTOCOL.md section 7 (real hub, real Chromium)", function
     for (const path of ["/page/content", "/page/screenshot", "/tabs/close"]) expect((await request("POST", path, gone)).status, path).to.equal(404);
   });
 
+  it("POST /tabs/open of a URL that does not load is 502 NAVIGATION_FAILED, and its tab is already gone", async () => {
+    const reply = await request("POST", "/tabs/open", { clientId: "httpfail", url: "http://unresolvable.invalid/" });
+    expect(reply.status).to.equal(502);
+    expect(reply.body.error?.code).to.equal(-32012);
+    expect((await rpc.call("tabs.list", { clientId: "httpfail" })).tabs).to.deep.equal([]);
+  });
+
   it("API_PORT serves the same API", async () => {
     const reply = await request("GET", "/status", undefined, TOKEN, `http://127.0.0.1:${String(hub.apiPort)}`);
     expect(reply.status).to.equal(200);

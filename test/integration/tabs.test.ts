@@ -120,6 +120,29 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     }
   });
 
+  it("after a failed navigate the tab has settled on Chrome's error page: the next call runs there, every time", async () => {
+    const opened = await openTab(client);
+    try {
+      const url = `http://127.0.0.1:${await closedPort()}/`;
+      for (let round = 0; round < 10; round++) {
+        const error = await client.call("navigate", { target: opened.target, url }).catch((e: unknown) => e);
+        expect((error as TabwireError).code, `round ${round}`).to.equal(-32012);
+        const { value } = await evaluate(client, opened.target, "location.href");
+        expect(value, `round ${round}`).to.equal("chrome-error://chromewebdata/");
+        await client.call("navigate", { target: opened.target, url: "about:blank" });
+      }
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+
+  it("a tabs.open whose load fails is NAVIGATION_FAILED and its tab is already gone from tabs.list", async () => {
+    const clientId = "failedopen";
+    const error = await client.call("tabs.open", { clientId, url: `http://127.0.0.1:${await closedPort()}/` }).catch((e: unknown) => e);
+    expect((error as TabwireError).code).to.equal(-32012);
+    expect((await client.call("tabs.list", { clientId })).tabs).to.deep.equal([]);
+  });
+
   it("a load slower than the budget is TIMEOUT, answered within timeoutMs + 250 ms", async () => {
     const opened = await openTab(client);
     try {
