@@ -1,4 +1,4 @@
-import { ConnectionClosedError, TabwireClient, TabwireError } from "../client/index.js";
+import { ConnectionClosedError, TabwireClient, TabwireError, type Tab } from "../client/index.js";
 import { loadCliSettings } from "../config.js";
 import { ErrorCode, type ErrorName } from "../errors.js";
 import { CliError } from "./eval-options.js";
@@ -32,12 +32,20 @@ export async function connectHub(options: HubFlags): Promise<TabwireClient> {
   }
 }
 
-/** Without --target: the only page tab, else an error listing them. */
-export async function onlyTab(client: TabwireClient): Promise<string> {
+/**
+ * Without --target: the tab in front, as webctl and agentchrome act on the active tab: the only tab, else the one
+ * that last came to the front through the hub (tabs.open without --background, tabs.activate); an error listing
+ * them when none did.
+ */
+export async function activeTab(client: TabwireClient): Promise<string> {
   const { tabs } = await client.call("tabs.list", {});
   if (tabs.length === 1 && tabs[0]) return tabs[0].target;
+  let front: Tab | undefined;
+  for (const tab of tabs) if (tab.activatedAt !== null && (front === undefined || tab.activatedAt > (front.activatedAt ?? 0))) front = tab;
+  if (front) return front.target;
   const list = tabs.map((tab) => `${tab.target} ${tab.url}`).join("; ");
-  throw new CliError(`${tabs.length} tabs are open; pick one with --target (${list || "open one with tabwire tabs open URL"})`, 3, "TARGET_NOT_FOUND");
+  const why = tabs.length === 0 ? "no tab is open" : `${tabs.length} tabs are open and none was brought to the front through the hub`;
+  throw new CliError(`${why}; pick one with --target (${list || "open one with tabwire tabs open URL"})`, 3, "TARGET_NOT_FOUND");
 }
 
 /** A failure as the JSON error body and the exit code scripts can use. */

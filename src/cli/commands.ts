@@ -2,11 +2,13 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { TabwireClient } from "../client/index.js";
-import { connectHub, describeFailure, onlyTab, type CliIo } from "./cli-support.js";
+import { activeTab, connectHub, describeFailure, type CliIo } from "./cli-support.js";
 import { CliError } from "./eval-options.js";
 
 type Values = Record<string, string | boolean | undefined>;
-type Command = (client: TabwireClient, values: Values, positionals: string[], io: CliIo) => Promise<object | null>;
+/** The tab a command acts on: --target, else the tab in front (see activeTab). */
+type TabChoice = () => Promise<string>;
+type Command = (client: TabwireClient, values: Values, positionals: string[], io: CliIo, target: TabChoice) => Promise<object | null>;
 
 const COMMON: NonNullable<ParseArgsConfig["options"]> = {
   hub: { type: "string" },
@@ -15,26 +17,24 @@ const COMMON: NonNullable<ParseArgsConfig["options"]> = {
   pretty: { type: "boolean" },
 };
 
-const target = async (client: TabwireClient, values: Values): Promise<string> => (typeof values.target === "string" ? values.target : onlyTab(client));
-
 /** The commands besides serve and eval: each a hub call or two, printed as `{"ok": true, ...result}`. */
 const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]>; run: Command }> = {
   status: { options: {}, run: async (client) => ({ ...(await client.call("clients.list", {})), ...(await client.call("tabs.list", {})) }) },
   tabs: { options: { client: { type: "string" }, background: { type: "boolean" } }, run: tabs },
-  navigate: { options: {}, run: async (client, values, [url]) => client.call("navigate", { target: await target(client, values), url: required(url, "navigate URL") }) },
-  snapshot: { options: {}, run: async (client, values) => client.call("snapshot", { target: await target(client, values) }) },
+  navigate: { options: {}, run: async (client, _values, [url], _io, target) => client.call("navigate", { target: await target(), url: required(url, "navigate URL") }) },
+  snapshot: { options: {}, run: async (client, _values, _positionals, _io, target) => client.call("snapshot", { target: await target() }) },
   content: {
     options: { text: { type: "boolean" } },
-    run: async (client, values) => client.call("content", { target: await target(client, values), format: values.text === true ? "text" : "html" }),
+    run: async (client, values, _positionals, _io, target) => client.call("content", { target: await target(), format: values.text === true ? "text" : "html" }),
   },
   screenshot: {
     options: { output: { type: "string", short: "o" }, "full-page": { type: "boolean" }, format: { type: "string" }, selector: { type: "string" } },
     run: screenshot,
   },
   console: { options: { follow: { type: "boolean" }, level: { type: "string", multiple: true } }, run: consoleCommand },
-  agent: { options: {}, run: async (client, values, [verb, ...task]) => {
+  agent: { options: {}, run: async (client, _values, [verb, ...task], _io, target) => {
     if (verb !== "run") throw new CliError('use: tabwire agent run "task" --target clientId:tabId', 1);
-    return { result: await client.call("agent.run", { target: await target(client, values), input: required(task.join(" "), "the task") }) };
+    return { result: await client.call("agent.run", { target: await target(), input: required(task.join(" "), "the task") }) };
   } },
 };
 
@@ -52,9 +52,12 @@ export async function runCommand(name: string, args: string[], io: CliIo): Promi
     const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { ...COMMON, ...command.options } });
     pretty = values.pretty === true;
     const client = await connectHub({ hub: values.hub as string | undefined, token: values.token as string | undefined });
+    // The tab the CLI picked is named in the result; one the user named is not repeated.
+    let picked: string | null = null;
+    const target: TabChoice = async () => (typeof values.target === "string" ? values.target : (picked ??= await activeTab(client)));
     try {
-      const result = await command.run(client, values as Values, positionals, io);
-      if (result !== null) io.stdout(`${JSON.stringify({ ok: true, ...result }, null, pretty ? 2 : undefined)}\n`);
+      const result = await command.run(client, values as Values, positionals, io, target);
+      if (result !== null) io.stdout(`${JSON.stringify({ ok: true, ...result, ...(picked ? { target: picked } : {}) }, null, pretty ? 2 : undefined)}\n`);
       return 0;
     } finally {
       await client.close();
@@ -77,11 +80,11 @@ async function tabs(client: TabwireClient, values: Values, [verb = "list", argum
   throw new CliError(`unknown tabs command ${JSON.stringify(verb)}; use list, open URL, close TARGET or activate TARGET`, 1);
 }
 
-async function screenshot(client: TabwireClient, values: Values): Promise<object> {
+async function screenshot(client: TabwireClient, values: Values, _positionals: string[], _io: CliIo, target: TabChoice): Promise<object> {
   const format = typeof values.format === "string" ? values.format : "png";
   if (!["png", "jpeg", "webp"].includes(format)) throw new CliError("--format is png, jpeg or webp", 1);
   const shot = await client.call("screenshot", {
-    target: await target(client, values),
+    target: await target(),
     format: format as "png" | "jpeg" | "webp",
     fullPage: values["full-page"] === true,
     ...(typeof values.selector === "string" ? { selector: values.selector } : {}),
@@ -92,8 +95,8 @@ async function screenshot(client: TabwireClient, values: Values): Promise<object
   return { path: file, format: shot.format, width: shot.width, height: shot.height, bytes: bytes.length };
 }
 
-async function consoleCommand(client: TabwireClient, values: Values, _positionals: string[], io: CliIo): Promise<object | null> {
-  const tab = await target(client, values);
+async function consoleCommand(client: TabwireClient, values: Values, _positionals: string[], io: CliIo, target: TabChoice): Promise<object | null> {
+  const tab = await target();
   const levels = (values.level as unknown as string[] | undefined)?.filter(Boolean) as ("log" | "info" | "warn" | "error" | "debug")[] | undefined;
   if (values.follow !== true) return client.call("console.list", { target: tab });
   client.on("console.message", (message) => io.stdout(`${JSON.stringify(message)}\n`));

@@ -1,5 +1,5 @@
 import type { TabwireClient } from "../client/index.js";
-import { connectHub, describeFailure, onlyTab, type CliIo } from "./cli-support.js";
+import { activeTab, connectHub, describeFailure, type CliIo } from "./cli-support.js";
 import { parseEvalArgs, type EvalOptions } from "./eval-options.js";
 
 /** `tabwire eval`: runs code in a tab (or on one element) and prints `{"ok": true, ...result}`; returns the exit code. */
@@ -9,8 +9,10 @@ export async function runEval(args: string[], io: CliIo): Promise<number> {
     options = await parseEvalArgs(args, io.stdin);
     const client = await connectHub(options);
     try {
-      const result = await evaluateWith(client, options, options.target ?? (await onlyTab(client)));
-      io.stdout(`${JSON.stringify({ ok: true, ...result }, null, options.pretty ? 2 : undefined)}\n`);
+      // The tab the CLI picked is named in the result; one the user named is not repeated.
+      const picked = options.target === undefined ? await activeTab(client) : null;
+      const result = await evaluateWith(client, options, picked ?? (options.target as string));
+      io.stdout(`${JSON.stringify({ ok: true, ...result, ...(picked ? { target: picked } : {}) }, null, options.pretty ? 2 : undefined)}\n`);
       return 0;
     } finally {
       await client.close();

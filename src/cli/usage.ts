@@ -12,13 +12,15 @@ Usage:
   tabwire --version   print the version
   tabwire COMMAND --help   the options of one command
 
-Every command but serve takes --target clientId:tabId (default: the only tab), --hub URL and --token T
+Every command but serve takes --target clientId:tabId (default: the tab in front, named in the result as
+"target"), --hub URL and --token T
 (or TABWIRE_URL / TABWIRE_TOKEN, also read from .env), and --pretty (indented JSON for people).
 Results are JSON on stdout ({"ok": true, ...}); errors are JSON on stderr ({"ok": false, "error", "code"}).
 Exit codes: 0 ok, 1 JavaScript or general error, 2 hub not reachable, 3 target not found, 4 timeout.
 `;
 
-const COMMON = `  --target clientId:tabId   the tab (default: the only tab; with several, the error lists them)
+const COMMON = `  --target clientId:tabId   the tab (default: the only tab, else the one last opened or activated through
+                             the hub, named in the result as "target"; when none was, the error lists them)
   --hub URL, --token T       the hub (default TABWIRE_URL / TABWIRE_TOKEN, else ws://127.0.0.1:8080)
   --pretty                   indented JSON
 Exit codes: 0 ok, 1 JavaScript or general error, 2 hub not reachable, 3 target not found, 4 timeout.`;

@@ -3,6 +3,7 @@ import { HubError } from "../errors.js";
 import type { Browser, PageInfo } from "../cdp/browser.js";
 import type { AgentRecord, AgentRegistry } from "./agent-registry.js";
 import { ClientContexts } from "./client-contexts.js";
+import { TabActivity } from "./tab-activity.js";
 import { formatTarget, parseTarget } from "./target-id.js";
 
 /** Who is calling: the base client ids their token reaches, or null for every client. */
@@ -18,6 +19,8 @@ export interface TabEntry {
   url: string;
   title: string;
   agent: null | "connected" | "ready";
+  /** When the tab last came to the front through the hub (milliseconds since the epoch), or null. */
+  activatedAt: number | null;
 }
 
 /** A client as clients.list shows it. */
@@ -48,6 +51,8 @@ export interface ClientManagerOptions {
 export class ClientManager extends EventEmitter<ClientManagerEvents> {
   /** Every client's browser context. */
   readonly contexts: ClientContexts;
+  /** Which tab came to the front last (the one a caller without a target means). */
+  readonly activity = new TabActivity();
   #browser: Browser;
   #agents: AgentRegistry;
   #defaultClientId: string;
@@ -73,6 +78,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     browser.on("pageCrashed", (tabId: string) => this.#closed(tabId, "crashed"));
     browser.on("pageDestroyed", (tabId: string, reason: "closed" | "detached") => this.#closed(tabId, reason));
     browser.on("disconnected", () => {
+      this.activity.clear();
       this.#owners.clear();
       this.#agentClaims.clear();
     });
@@ -170,6 +176,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     this.emit("tabClosed", this.#entry(owner, page), reason);
     this.#owners.delete(tabId);
     this.#agentClaims.delete(tabId);
+    this.activity.forget(tabId);
     this.contexts.review(owner);
   }
 
@@ -201,6 +208,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
 
   #entry(clientId: string, page: PageInfo): TabEntry {
     const target = formatTarget(clientId, page.tabId);
-    return { target, clientId, tabId: page.tabId, url: page.url, title: page.title, agent: this.#agents.get(target)?.state ?? null };
+    const { tabId, url, title } = page;
+    return { target, clientId, tabId, url, title, agent: this.#agents.get(target)?.state ?? null, activatedAt: this.activity.of(tabId) };
   }
 }

@@ -11,6 +11,7 @@ export const tabsActivate = defineMethod<TabsActivateParams>({
     const { browser, clients } = call.services;
     const { tabId } = clients.resolve(params.target, call.connection);
     await browser.connection().send("Target.activateTarget", { targetId: tabId }, { budget: call.budget });
+    clients.activity.activated(tabId);
     return { activated: true };
   },
 });

@@ -46,6 +46,7 @@ export const tabsOpen = defineMethod<TabsOpenParams>({
       if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params.url, params.waitUntil, call.budget);
       const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { budget: call.budget });
       browser.notePage(targetInfo);
+      if (!params.background) clients.activity.activated(targetId);
       return { target: formatTarget(clientId, targetId), clientId, tabId: targetId, url: targetInfo.url };
     } catch (error) {
       // closePage re-sends the close that Chrome drops while the page is still navigating, as it often is here.

@@ -212,16 +212,25 @@ describe("tabwire eval (the CLI against a real hub and Chromium)", function () {
     expect(result.ms).to.be.below(3_000);
   });
 
-  it("without --target it uses the only tab, and with several it lists them", async () => {
-    const lone = await startTestHub();
+  it("without --target it uses the tab in front (the only one, else the last opened or activated) and names it; with none in front it lists them", async () => {
+    const full = "cli-front-full-token";
+    const scoped = "cli-front-bg-token";
+    const lone = await startTestHub({ HUB_TOKENS: `${full},${scoped}:bgonly`, AUTH_KEY: "cli-front-agent-key" });
     try {
-      const single = await tabwire(["eval", "location.href"], lone.url);
-      expect(json(single.stdout)).to.include({ ok: true, value: "about:blank" });
-      const other = await connect(lone);
-      await other.call("tabs.open", {});
-      const many = await tabwire(["eval", "1"], lone.url);
-      expect(many.code).to.equal(3);
-      expect(json(many.stderr).error).to.match(/2 tabs are open; pick one with --target/);
+      const other = await connect(lone, { token: full });
+      const [initial] = (await other.call<{ tabs: { target: string }[] }>("tabs.list", {})).tabs;
+      const single = await tabwire(["eval", "location.href", "--token", full], lone.url);
+      expect(json(single.stdout)).to.deep.equal({ ok: true, type: "string", value: "about:blank", target: initial?.target });
+      const opened = await openTab(other, "data:text/html,<title>front</title>");
+      const front = await tabwire(["eval", "document.title", "--token", full], lone.url);
+      expect(json(front.stdout)).to.deep.equal({ ok: true, type: "string", value: "front", target: opened.target });
+      await other.call("tabs.activate", { target: initial?.target });
+      expect(json((await tabwire(["eval", "location.href", "--token", full], lone.url)).stdout)).to.include({ value: "about:blank", target: initial?.target });
+      expect(json((await tabwire(["eval", "1", "--target", opened.target, "--token", full], lone.url)).stdout), "an explicit --target is not repeated").to.deep.equal({ ok: true, type: "number", value: 1 });
+      for (let i = 0; i < 2; i++) await other.call("tabs.open", { clientId: "bgonly", url: "about:blank", background: true });
+      const none = await tabwire(["eval", "1", "--token", scoped], lone.url);
+      expect(none.code).to.equal(3);
+      expect(json(none.stderr).error).to.match(/^2 tabs are open and none was brought to the front through the hub; pick one with --target \(bgonly:/);
       await other.close();
     } finally {
       await lone.stop();

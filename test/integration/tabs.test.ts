@@ -40,7 +40,8 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
       expect(opened.target).to.equal(`local:${opened.tabId}`);
       expect(opened.url).to.equal(fixtures.url("index.html"));
       const { tabs } = await client.call("tabs.list", {});
-      expect(tabs.find((t) => t.target === opened.target)).to.deep.equal({
+      const listed = tabs.find((t) => t.target === opened.target);
+      expect(listed).to.deep.include({
         target: opened.target,
         clientId: "local",
         tabId: opened.tabId,
@@ -48,6 +49,8 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
         title: "Fixture Home",
         agent: null,
       });
+      // Opened in front: the latest activatedAt of every tab.
+      expect(listed?.activatedAt).to.equal(Math.max(...tabs.map((t) => t.activatedAt ?? 0)));
     } finally {
       await closeTab(client, opened.target);
     }
