@@ -30,7 +30,7 @@ export const screenshot = defineMethod<ScreenshotParams>({
     }
     const { tab } = await acquireTab(call, params.target);
     const area = params.ref !== undefined ? await refArea(tab, params.ref, call.budget) : captureArea(params);
-    return captureScreenshot(tab, { ...params, area }, call.budget);
+    return captureScreenshot(tab, { ...params, area }, call.services.config.maxScreenshotPixels, call.budget);
   },
 });
 

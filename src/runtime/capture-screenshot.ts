@@ -5,6 +5,7 @@ import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import { withCaptureLock } from "./capture-lock.js";
 import { runHubScript } from "./hub-script.js";
+import { imageSizeOfBase64 } from "./image-size.js";
 
 /** An image format Chrome encodes screenshots in. */
 export type ImageFormat = "png" | "jpeg" | "webp";
@@ -59,17 +60,28 @@ const UNCAPTURABLE = /: Unable to capture screenshot$/;
 const MAX_CAPTURES = 3;
 const NAVIGATED = /Execution context was destroyed|Inspected target navigated or closed|Cannot find context with specified id/;
 
-/** Captures an area of the tab's page; the returned width and height are the exact pixel size of the image. */
-export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, budget: Budget): Promise<ScreenshotResult> {
+/**
+ * Captures an area of the tab's page; the returned width and height are the exact pixel size of the image. The
+ * plain viewport is one Page.captureScreenshot with no clip (a clip costs Chrome about a frame); every other area is
+ * measured first, and refused past `maxPixels` before anything is captured.
+ */
+export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, maxPixels: number, budget: Budget): Promise<ScreenshotResult> {
+  const encoding = { format: options.format, ...(options.format === "png" ? {} : { quality: options.quality ?? DEFAULT_QUALITY }) };
   return withCaptureLock(tab, budget, async () => {
+    if (isPlainViewport(options)) {
+      const data = await captureImage(tab, { ...encoding, fromSurface: true }, budget);
+      const { width, height } = imageSizeOfBase64(data);
+      return { format: options.format, mimeType: MIME_TYPES[options.format], data, width, height };
+    }
     const { geometry, area } = await measure(tab, options.area, budget);
     const dpr = geometry.devicePixelRatio;
     const scale = fitScale(area, dpr, options);
+    const [width, height] = [toPixels(area.width, scale, dpr), toPixels(area.height, scale, dpr)];
+    checkPixels(width, height, maxPixels);
     const data = await captureImage(
       tab,
       {
-        format: options.format,
-        ...(options.format === "png" ? {} : { quality: options.quality ?? DEFAULT_QUALITY }),
+        ...encoding,
         clip: { ...area, scale },
         // Capturing beyond the viewport resizes the view (vh units reflow, resize events fire): only when needed.
         captureBeyondViewport: !contains(snapToPixels(geometry.viewport), area),
@@ -77,9 +89,22 @@ export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, b
       },
       budget,
     );
-    const [width, height] = [toPixels(area.width, scale, dpr), toPixels(area.height, scale, dpr)];
     return { format: options.format, mimeType: MIME_TYPES[options.format], data, width, height };
   });
+}
+
+/** The viewport as it is: no scale, no size to fit. */
+function isPlainViewport(options: ScreenshotOptions): boolean {
+  return options.area.kind === "viewport" && (options.scale ?? 1) === 1 && options.maxWidth === undefined && options.maxHeight === undefined;
+}
+
+function checkPixels(width: number, height: number, maxPixels: number): void {
+  if (width * height <= maxPixels) return;
+  throw new HubError(
+    "INVALID_PARAMS",
+    `the screenshot would be ${width}x${height} = ${width * height} pixels, above MAX_SCREENSHOT_PIXELS (${maxPixels}); capture less with clip, scale, maxWidth or maxHeight`,
+    { errors: [{ path: "/", message: `must make an image of at most ${maxPixels} pixels` }] },
+  );
 }
 
 /**

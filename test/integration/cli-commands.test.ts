@@ -7,7 +7,7 @@ import { TestAgent } from "../fixtures/wire-agent.js";
 import { json, firstLineMatching, tabwire } from "../support/cli.js";
 import { collect } from "../support/collect.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import { imageSize } from "../support/image-size.js";
+import { imageSize } from "../../src/runtime/image-size.js";
 import type { TestRpcClient } from "../support/rpc-client.js";
 import { evaluate } from "../support/tabs.js";
 import { connect, sharedHub } from "../support/test-hub.js";

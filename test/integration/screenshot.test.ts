@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { Methods, TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import { imageSize, type ImageSize } from "../support/image-size.js";
+import { imageSize, type ImageSize } from "../../src/runtime/image-size.js";
 import { failure } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab, type OpenExtra, type OpenedTab } from "../support/tabs.js";
 import { connectClient, sharedHub } from "../support/test-hub.js";
@@ -96,6 +96,15 @@ describe("screenshot (real hub, real Chromium)", function () {
       expect(shot).to.include({ width: scrollWidth, height: 5_000 });
       decode(shot);
       expect(await value<number>("scrollY"), "the scroll position is left alone").to.equal(0);
+    });
+
+    it("a fullPage capture past MAX_SCREENSHOT_PIXELS is INVALID_PARAMS naming it, and the tab is captured fine after", async () => {
+      await open("tall.html");
+      await value("document.body.style.height = '100000px'");
+      const error = await failure(shoot({ fullPage: true }));
+      expect(error.code).to.equal(-32602);
+      expect(error.message).to.match(/pixels, above MAX_SCREENSHOT_PIXELS \(33554432\); capture less with clip, scale, maxWidth or maxHeight$/);
+      expect(await shoot({ fullPage: true, maxHeight: 2_000 })).to.include({ height: 2_000 });
     });
 
     it("an element by selector is the element's size, on screen, off screen or at fractional coordinates", async () => {

@@ -19,6 +19,21 @@ export function imageSize(bytes: Buffer): ImageSize {
   throw new Error("not a PNG, JPEG or WebP image");
 }
 
+// Headers sit in the first bytes (a JPEG's start of frame after its tables): most images need no more decoded.
+const HEADER_BASE64_CHARS = 4096;
+
+/** imageSize of a base64 image, decoding only its first few KB when the header is there. */
+export function imageSizeOfBase64(data: string): ImageSize {
+  if (data.length > HEADER_BASE64_CHARS) {
+    try {
+      return imageSize(Buffer.from(data.slice(0, HEADER_BASE64_CHARS), "base64"));
+    } catch {
+      // The header runs past the prefix: read the whole image below.
+    }
+  }
+  return imageSize(Buffer.from(data, "base64"));
+}
+
 function pngSize(bytes: Buffer): ImageSize {
   if (bytes.length < 24 || bytes.toString("latin1", 12, 16) !== "IHDR") throw new Error("PNG without an IHDR chunk first");
   return { format: "png", width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };

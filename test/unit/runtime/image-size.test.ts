@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { imageSize } from "../../support/image-size.js";
+import { imageSize } from "../../../src/runtime/image-size.js";
 
 const ascii = (text: string): number[] => [...Buffer.from(text, "latin1")];
 const u16be = (n: number): number[] => [n >> 8, n & 0xff];
