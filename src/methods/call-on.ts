@@ -20,7 +20,7 @@ export const callOn = defineMethod<CallOnParams>({
     }
     const element = pickElement(params);
     const { tab } = await acquireTab(call, params.target);
-    return callOnElement(tab, { ...params, element }, call.budget);
+    return callOnElement(tab, { ...params, element, maxSize: params.maxSize ?? call.services.config.maxResultBytes }, call.budget);
   },
 });
 

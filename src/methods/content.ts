@@ -10,6 +10,7 @@ export const content = defineMethod<ContentParams>({
   name: "content",
   async run(params, call) {
     const { tab } = await acquireTab(call, params.target);
-    return readPageContent(tab, call.services.browser.connection(), params, call.budget);
+    const maxSize = params.maxSize ?? call.services.config.maxResultBytes;
+    return readPageContent(tab, call.services.browser.connection(), { ...params, maxSize }, call.budget);
   },
 });

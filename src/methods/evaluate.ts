@@ -14,6 +14,6 @@ export const evaluate = defineMethod<EvaluateParams>({
       throw new HubError("FORBIDDEN", "evaluate is turned off on this hub (EVALUATE_ENABLED=false)");
     }
     const { tab } = await acquireTab(call, params.target);
-    return evaluateInTab(tab, params, call.budget);
+    return evaluateInTab(tab, { ...params, maxSize: params.maxSize ?? call.services.config.maxResultBytes }, call.budget);
   },
 });

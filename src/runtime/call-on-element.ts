@@ -1,6 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import { RESULT_BYTES_HARD_CAP } from "../config.js";
 import { HubError } from "../errors.js";
 import { exceptionToError } from "./exception.js";
 import { guardedCall, nextObjectGroup } from "./guarded-call.js";
@@ -16,6 +17,7 @@ export interface CallOnOptions {
   element: ElementTarget;
   args: readonly unknown[];
   awaitPromise: boolean;
+  /** The most bytes of JSON the value may have (the method gives MAX_RESULT_BYTES when the caller gave none). */
   maxSize?: number;
   captureConsole: boolean;
 }
@@ -52,8 +54,9 @@ export function callOnElement(tab: TabSession, options: CallOnOptions, budget: B
       const receiver = element === null ? await globalObject(scope) : await resolveElement(scope, element);
       const response = await callDeclaration(scope, receiver, options);
       if (response.exceptionDetails) throw exceptionToError(response.exceptionDetails, DECLARATION_COLUMN_OFFSET);
-      const context = { ...scope, awaitPromise: options.awaitPromise, args: options.args };
-      return applyMaxSize(await readValue(context, response.result), options.maxSize);
+      const maxBytes = options.maxSize ?? RESULT_BYTES_HARD_CAP;
+      const context = { ...scope, awaitPromise: options.awaitPromise, args: options.args, maxBytes };
+      return applyMaxSize(await readValue(context, response.result), maxBytes);
     } finally {
       tab.send("Runtime.releaseObjectGroup", { objectGroup: scope.objectGroup }, { timeoutMs: RELEASE_TIMEOUT_MS }).catch(() => {});
     }

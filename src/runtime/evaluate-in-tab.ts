@@ -1,5 +1,6 @@
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import { RESULT_BYTES_HARD_CAP } from "../config.js";
 import { exceptionToError } from "./exception.js";
 import { prepareExpression } from "./expression.js";
 import { guardedCall, nextObjectGroup } from "./guarded-call.js";
@@ -11,6 +12,7 @@ export interface EvaluateOptions {
   awaitPromise: boolean;
   isolate: boolean;
   args: readonly unknown[];
+  /** The most bytes of JSON the value may have (the method gives MAX_RESULT_BYTES when the caller gave none). */
   maxSize?: number;
   captureConsole: boolean;
 }
@@ -39,8 +41,9 @@ export function evaluateInTab(tab: TabSession, options: EvaluateOptions, budget:
         .catch((error: unknown) => Promise.reject(asSerializationError(error)));
       holdsObjects = response.result.objectId !== undefined || response.exceptionDetails !== undefined;
       if (response.exceptionDetails) throw exceptionToError(response.exceptionDetails, prepared.columnOffset);
-      const context = { tab, budget, objectGroup, awaitPromise: options.awaitPromise, args: options.args };
-      return applyMaxSize(await readResult(context, response.result), options.maxSize);
+      const maxBytes = options.maxSize ?? RESULT_BYTES_HARD_CAP;
+      const context = { tab, budget, objectGroup, awaitPromise: options.awaitPromise, args: options.args, maxBytes };
+      return applyMaxSize(await readResult(context, response.result), maxBytes);
     } finally {
       if (holdsObjects) {
         tab.send("Runtime.releaseObjectGroup", { objectGroup }, { timeoutMs: RELEASE_TIMEOUT_MS }).catch(() => {});

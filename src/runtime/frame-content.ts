@@ -12,12 +12,20 @@ export type ContentFormat = "html" | "text";
 /** A session frames are read through: the tab's own, or one attached to an out-of-process iframe. */
 export type FrameSession = Pick<CdpSession, "send">;
 
+/** One frame's document as read: the text (cut in the page past the call's size) and how many UTF-8 bytes were cut. */
+export interface FrameText {
+  text: string;
+  cutBytes: number;
+}
+
 /** One iframe's document (or why it could not be read), with the iframes inside it. */
 export interface FrameDocument {
   url: string;
   origin: string;
   isCrossOrigin: boolean;
   content: string;
+  /** UTF-8 bytes of the document cut in the page (0 when it came whole). */
+  cutBytes: number;
   unreadable?: string;
   children: FrameDocument[];
 }
@@ -25,14 +33,27 @@ export interface FrameDocument {
 /** The page answered the read with an exception instead of its document. */
 export class FrameUnreadableError extends Error {}
 
-/** How an IframeReader reads: the format, the call's signal, and the top document's origin frames are compared with. */
+/** How an IframeReader reads: the format, the size cap, the call's signal, and the top document's origin frames are compared with. */
 export interface IframeReaderOptions {
   format: ContentFormat;
+  maxBytes: number;
   signal: AbortSignal;
   topOrigin: string;
 }
 
 const WORLD_NAME = "tabwire-content";
+// Runs in the page: the document whole when it has at most max characters, else [its first max characters (never half
+// a surrogate pair), its full UTF-8 byte length].
+const CUT_IN_PAGE = `(text, max) => {
+  if (text.length <= max) return text;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 && i + 1 < text.length ? (i++, 4) : 3;
+  }
+  const last = text.charCodeAt(max - 1);
+  return [text.slice(0, last >= 0xd800 && last < 0xdc00 ? max - 1 : max), bytes];
+}`;
 // Attach and detach are bounded by their own deadlines, not the call's signal: a late attach answer must still be
 // detached, and cleanup must run after a timeout or a cancel too.
 const ATTACH_TIMEOUT_MS = 5_000;
@@ -44,16 +65,22 @@ const EXPRESSIONS: Readonly<Record<ContentFormat, string>> = {
   text: `document.body ? document.body.innerText : (document.documentElement ? document.documentElement.textContent ?? "" : "")`,
 };
 
-/** Reads one frame's document, as serialized HTML or rendered text, in an isolated world of that frame. */
-export async function readFrame(session: FrameSession, frameId: string, format: ContentFormat, signal: AbortSignal): Promise<string> {
+/**
+ * Reads one frame's document, as serialized HTML or rendered text, in an isolated world of that frame; a document
+ * longer than `maxBytes` characters is cut in the page, so a huge one never crosses CDP whole.
+ */
+export async function readFrame(session: FrameSession, frameId: string, format: ContentFormat, maxBytes: number, signal: AbortSignal): Promise<FrameText> {
   const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME }, { signal });
+  const expression = `(${CUT_IN_PAGE})(${EXPRESSIONS[format]}, ${maxBytes})`;
   const { result, exceptionDetails } = await runHubScript("the hub's read of the document", () =>
-    session.send("Runtime.evaluate", { expression: EXPRESSIONS[format], contextId: executionContextId, returnByValue: true }, { signal }),
+    session.send("Runtime.evaluate", { expression, contextId: executionContextId, returnByValue: true }, { signal }),
   );
-  if (exceptionDetails || typeof result.value !== "string") {
-    throw new FrameUnreadableError(exceptionDetails?.exception?.description ?? exceptionDetails?.text ?? "the document gave no string");
+  const value: unknown = result.value;
+  if (typeof value === "string" && !exceptionDetails) return { text: value, cutBytes: 0 };
+  if (Array.isArray(value) && typeof value[0] === "string" && typeof value[1] === "number") {
+    return { text: value[0], cutBytes: value[1] - Buffer.byteLength(value[0], "utf8") };
   }
-  return result.value;
+  throw new FrameUnreadableError(exceptionDetails?.exception?.description ?? exceptionDetails?.text ?? "the document gave no string");
 }
 
 /**
@@ -98,7 +125,9 @@ export class IframeReader {
     const { frame } = tree;
     const document = this.#describe(frame.url + (frame.urlFragment ?? ""), frame.securityOrigin);
     try {
-      document.content = await readFrame(session, frame.id, this.#options.format, this.#options.signal);
+      const read = await readFrame(session, frame.id, this.#options.format, this.#options.maxBytes, this.#options.signal);
+      document.content = read.text;
+      document.cutBytes = read.cutBytes;
     } catch (error) {
       document.unreadable = unreadableReason(error);
     }
@@ -119,7 +148,7 @@ export class IframeReader {
   }
 
   #describe(url: string, origin: string): FrameDocument {
-    return { url, origin, isCrossOrigin: origin !== this.#options.topOrigin, content: "", children: [] };
+    return { url, origin, isCrossOrigin: origin !== this.#options.topOrigin, content: "", cutBytes: 0, children: [] };
   }
 
   async #attach(targetId: string): Promise<FrameSession> {

@@ -4,11 +4,12 @@ import type { CdpConnection } from "../cdp/connection.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import { IframeReader, readFrame, type ContentFormat, type FrameDocument } from "./frame-content.js";
+import { cutUtf8 } from "./utf8-cut.js";
 
-/** The params of `content` once validated and defaulted. */
+/** The params of `content` once validated and defaulted (maxSize: the caller's, else MAX_RESULT_BYTES). */
 export interface ContentOptions {
   format: ContentFormat;
-  maxSize?: number;
+  maxSize: number;
   includeIframes: boolean;
 }
 
@@ -34,8 +35,10 @@ export async function readPageContent(
   // Commands fail at once when the main frame navigates instead of waiting on a document that is gone.
   const signal = AbortSignal.any([budget.signal, navigation.signal]);
   try {
-    const full = await readDocuments(tab, connection, options, signal);
-    return { format: options.format, ...cutToBytes(full, options.maxSize) };
+    const { full, cutBytes } = await readDocuments(tab, connection, options, signal);
+    const cut = cutToBytes(full, options.maxSize);
+    // Bytes the page cut count in the full length too.
+    return { format: options.format, ...cut, length: cut.length + cutBytes, ...(cutBytes > 0 ? { truncated: true as const } : {}) };
   } catch (error) {
     if (navigation.signal.aborted && !budget.isOver) throw pageNavigated();
     if (error instanceof ProtocolError && NAVIGATED.test(error.message)) throw pageNavigated();
@@ -45,24 +48,23 @@ export async function readPageContent(
   }
 }
 
-async function readDocuments(tab: TabSession, connection: CdpConnection, options: ContentOptions, signal: AbortSignal): Promise<string> {
+/** The documents as one text, and how many of their UTF-8 bytes the page cut. */
+async function readDocuments(tab: TabSession, connection: CdpConnection, options: ContentOptions, signal: AbortSignal): Promise<{ full: string; cutBytes: number }> {
   const { frameTree } = await tab.send("Page.getFrameTree", undefined, { signal });
-  const main = await readFrame(tab, frameTree.frame.id, options.format, signal);
-  if (!options.includeIframes) return main;
-  const reader = new IframeReader(connection, { format: options.format, signal, topOrigin: frameTree.frame.securityOrigin });
+  const main = await readFrame(tab, frameTree.frame.id, options.format, options.maxSize, signal);
+  if (!options.includeIframes) return { full: main.text, cutBytes: main.cutBytes };
+  const reader = new IframeReader(connection, { format: options.format, maxBytes: options.maxSize, signal, topOrigin: frameTree.frame.securityOrigin });
   const frames = await reader.read(tab, frameTree);
   const block = options.format === "html" ? htmlBlock : textBlock;
-  return main + frames.map(block).join("");
+  const cutBytes = (documents: FrameDocument[]): number => documents.reduce((sum, frame) => sum + frame.cutBytes + cutBytes(frame.children), 0);
+  return { full: main.text + frames.map(block).join(""), cutBytes: main.cutBytes + cutBytes(frames) };
 }
 
 /** The full content's UTF-8 byte length and, past `maxSize`, the content cut at the last whole character that fits. */
 export function cutToBytes(full: string, maxSize: number | undefined): { content: string; length: number; truncated?: true } {
-  const bytes = Buffer.from(full, "utf8");
-  if (maxSize === undefined || bytes.length <= maxSize) return { content: full, length: bytes.length };
-  let end = maxSize;
-  // A byte 10xxxxxx continues a character, so the cut moves back to the start of the character it would split.
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return { content: bytes.subarray(0, end).toString("utf8"), length: bytes.length, truncated: true };
+  if (maxSize === undefined) return { content: full, length: Buffer.byteLength(full, "utf8") };
+  const cut = cutUtf8(full, maxSize);
+  return cut.cut ? { content: cut.text, length: cut.bytes, truncated: true } : { content: full, length: cut.bytes };
 }
 
 function htmlBlock(frame: FrameDocument): string {

@@ -1,8 +1,10 @@
+import { randomUUID } from "node:crypto";
 import type { Protocol } from "devtools-protocol";
 import { HubError } from "../errors.js";
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { exceptionToError } from "./exception.js";
+import { cutUtf8 } from "./utf8-cut.js";
 
 /** The result of `evaluate` and `callOn` (PROTOCOL.md section 5, "Running JavaScript"). */
 export interface EvaluateResult {
@@ -22,10 +24,34 @@ export interface ReadContext {
   objectGroup: string;
   awaitPromise: boolean;
   args: readonly unknown[];
+  /** The most bytes of JSON a value may have: maxSize, else MAX_RESULT_BYTES. */
+  maxBytes: number;
 }
 
 const CALL_WITH_ARGS = "function (...args) { return this(...args); }";
-const RETURN_THIS = "function () { return this; }";
+// Marks the page's answer that a value was cut there (or could not be written at all), unlike any value a page returns.
+const CUT_MARK = `__tabwire_cut_${randomUUID()}`;
+// Runs in the page: the value itself when its JSON fits in max UTF-8 bytes, else its JSON cut there, so a huge value
+// never crosses CDP whole. A value JSON cannot write (a cycle) is returned as it is, for Chrome to say why.
+const RETURN_THIS_WITHIN = `function (max, mark) {
+  let json;
+  try {
+    json = JSON.stringify(this);
+  } catch (error) {
+    if (error instanceof RangeError) return { [mark]: "unwritable", reason: String(error) };
+    return this;
+  }
+  if (json === undefined || json.length * 3 <= max) return this;
+  if (json.length <= max) {
+    let bytes = 0;
+    for (let i = 0; i < json.length; i++) {
+      const c = json.charCodeAt(i);
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 && i + 1 < json.length ? (i++, 4) : 3;
+    }
+    if (bytes <= max) return this;
+  }
+  return { [mark]: "cut", json: json.slice(0, max) };
+}`;
 // Subtypes whose JSON value says little on its own, so the description goes along.
 const DESCRIBED_SUBTYPES = new Set(["date", "regexp", "map", "set", "weakmap", "weakset", "error", "promise", "proxy", "typedarray", "arraybuffer"]);
 
@@ -67,21 +93,30 @@ export async function readValue(context: ReadContext, remote: Protocol.Runtime.R
   if (remote.description !== undefined && remote.subtype !== undefined && DESCRIBED_SUBTYPES.has(remote.subtype)) {
     result.description = remote.description;
   }
-  result.value = await fetchValue(context, remote.objectId);
+  const fetched = await fetchValue(context, remote.objectId);
+  result.value = fetched.value;
+  if (fetched.truncated) result.truncated = true;
   return result;
 }
 
-async function fetchValue(context: ReadContext, objectId: string): Promise<unknown> {
+/** An object's value by value, or its JSON cut to maxBytes in the page (one round trip either way). */
+async function fetchValue(context: ReadContext, objectId: string): Promise<{ value: unknown; truncated: boolean }> {
+  let value: unknown;
   try {
     const byValue = await context.tab.send(
       "Runtime.callFunctionOn",
-      { functionDeclaration: RETURN_THIS, objectId, returnByValue: true },
+      { functionDeclaration: RETURN_THIS_WITHIN, objectId, arguments: [{ value: context.maxBytes }, { value: CUT_MARK }], returnByValue: true },
       { budget: context.budget },
     );
-    return byValue.result.value;
+    value = byValue.result.value;
   } catch (error) {
     throw asSerializationError(error);
   }
+  const mark = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[CUT_MARK] : undefined;
+  if (mark === undefined) return { value, truncated: false };
+  const page = value as { json?: unknown; reason?: unknown };
+  if (mark === "cut" && typeof page.json === "string") return { value: cutUtf8(page.json, context.maxBytes).text, truncated: true };
+  throw new HubError("SERIALIZATION_FAILED", `the result is too large to write as JSON in the page (${String(page.reason).slice(0, 200)}); return less, e.g. a part or a summary of it`);
 }
 
 /** Chrome's by-value failures (cycles, values with no JSON form) as SERIALIZATION_FAILED; other errors unchanged. */
@@ -96,16 +131,15 @@ export function asSerializationError(error: unknown): unknown {
   return error;
 }
 
-/** Applies `maxSize`: a value whose JSON is longer becomes that JSON cut to maxSize bytes, with `truncated: true`. */
-export function applyMaxSize(result: EvaluateResult, maxSize: number | undefined): EvaluateResult {
-  if (maxSize === undefined || result.value === undefined) return result;
-  const json = JSON.stringify(result.value);
-  const bytes = Buffer.from(json, "utf8");
-  if (bytes.length <= maxSize) return result;
-  // Cutting inside a multi-byte character would leave a replacement character; back up to its first byte.
-  let end = maxSize;
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  result.value = bytes.subarray(0, end).toString("utf8");
+/**
+ * Applies the size cap (maxSize, else MAX_RESULT_BYTES): a value whose JSON is longer becomes that JSON cut to that
+ * many bytes, with `truncated: true`. A value the page already cut is left as it is.
+ */
+export function applyMaxSize(result: EvaluateResult, maxBytes: number): EvaluateResult {
+  if (result.value === undefined || result.truncated) return result;
+  const cut = cutUtf8(JSON.stringify(result.value), maxBytes);
+  if (!cut.cut) return result;
+  result.value = cut.text;
   result.truncated = true;
   return result;
 }
