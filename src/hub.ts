@@ -18,7 +18,9 @@ import { loadOpenRpc, ParamsValidator } from "./rpc/params-validator.js";
 import { Router } from "./rpc/router.js";
 import type { HubServices } from "./services.js";
 import { openAgentPeer } from "./transport/agent-peer.js";
+import { AccessPolicy } from "./transport/access-policy.js";
 import { Authenticator } from "./transport/auth.js";
+import { ConnectionCaps } from "./transport/connection-caps.js";
 import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
@@ -66,22 +68,33 @@ export async function startHub(config: Config): Promise<Hub> {
   const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer: metrics });
   const authenticator = new Authenticator(config.tokens);
   const agentKey = new Authenticator(config.agentKeys);
+  const { allowedOrigins, allowedHosts, host, allowOpen } = config;
+  const policy = new AccessPolicy({ tokens: authenticator, agentKeys: agentKey, allowedOrigins, allowedHosts, host, allowOpen });
+  const caps = new ConnectionCaps(config.maxConnections, config.maxConnectionsPerIp);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
   const sockets = new Set<WebSocket>();
   const serverId = uuidv4();
-  const api = new HttpApi({ services, router, authenticator, allowedOrigins: config.allowedOrigins, maxBodyBytes: config.maxPayloadBytes, serverId, version: HUB_VERSION });
+  const api = new HttpApi({ services, router, policy, maxBodyBytes: config.maxPayloadBytes, ...config, serverId, version: HUB_VERSION });
   const server = http.createServer((request, response) => api.handle(request, response));
   // Old eval-server deployments served the HTTP API on a port of its own.
   const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));
   server.on("upgrade", (request, socket, head) => {
-    const decision = decideUpgrade(request, { authenticator, agentKey, allowedOrigins: config.allowedOrigins });
+    const decision = decideUpgrade(request, policy);
     if ("status" in decision) return refuseUpgrade(socket, decision);
+    const slot = caps.open(decision.peer);
+    if (typeof slot !== "function") {
+      metrics.connectionRefused(slot.reason);
+      return refuseUpgrade(socket, { status: 503, message: slot.message });
+    }
+    // A socket that goes before the upgrade completes gives its slot back too.
+    socket.once("close", slot);
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
       const closed = metrics.connectionOpened(decision.endpoint === "rpc" ? "orchestrator" : "agent");
       ws.on("close", () => {
         sockets.delete(ws);
+        slot();
         closed();
       });
       heartbeat.track(ws);
@@ -102,7 +115,8 @@ export async function startHub(config: Config): Promise<Hub> {
       });
     });
   });
-  if (authenticator.isOpen) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
+  if (policy.isWideOpen("orchestrator")) log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
+  else if (authenticator.isOpen) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
   let port: number;
   let apiPort: number | null;
   try {

@@ -29,6 +29,7 @@ export class HubMetrics implements CallObserver {
   #connections: Gauge<"kind">;
   #timeouts: Counter<"method">;
   #clusterDropped: Counter<"reason"> | undefined;
+  #refused: Counter<"reason">;
   /** The counter and histogram children of each method and outcome: prom-client hashes the labels on every lookup. */
   #children = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
 
@@ -40,6 +41,8 @@ export class HubMetrics implements CallObserver {
     this.#connections = new Gauge({ name: "tabwire_connections", help: "Open WebSocket connections by kind", labelNames: ["kind"], registers });
     this.#timeouts = new Counter({ name: "tabwire_timeouts_total", help: "Calls answered TIMEOUT, by method", labelNames: ["method"], registers });
     for (const kind of ["orchestrator", "agent"] as const) this.#connections.labels(kind).set(0);
+    this.#refused = new Counter({ name: "tabwire_connections_refused_total", help: "WebSocket upgrades refused with 503 by MAX_CONNECTIONS or MAX_CONNECTIONS_PER_IP", labelNames: ["reason"], registers });
+    for (const reason of ["max_connections", "max_connections_per_ip"]) this.#refused.labels(reason).inc(0);
     const read = (name: string, help: string, value: () => number, type: "counter" | "gauge"): void => {
       const collect = function (this: Gauge | Counter): void {
         this.reset();
@@ -80,6 +83,11 @@ export class HubMetrics implements CallObserver {
     const counter = (this.#clusterDropped ??= new Counter({ name: "tabwire_cluster_messages_dropped_total", help, labelNames: ["reason"], registers: [this.registry] }));
     for (const reason of reasons) counter.labels(reason).inc(0);
     return (reason) => counter.labels(reason).inc();
+  }
+
+  /** An upgrade was refused by a connection cap. */
+  connectionRefused(reason: string): void {
+    this.#refused.labels(reason).inc();
   }
 
   /** A WebSocket connection opened; returns what to call when it closes. */

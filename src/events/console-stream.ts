@@ -42,6 +42,7 @@ export class ConsoleStream {
   #buffers = new Map<string, ConsoleBuffer>();
   #byTab = new Map<string, Set<Subscription>>();
   #byId = new Map<string, Subscription>();
+  #perConnection = new WeakMap<ConnectionState, number>();
   #droppedTotal = 0;
 
   constructor(pool: SessionPool, bufferSize: number, bufferBytes = Infinity) {
@@ -69,6 +70,7 @@ export class ConsoleStream {
       stopWatchingConnection: () => {},
     };
     this.#byId.set(subscription.id, subscription);
+    this.#perConnection.set(connection, this.countOf(connection) + 1);
     let subscriptions = this.#byTab.get(options.tabId);
     if (!subscriptions) this.#byTab.set(options.tabId, (subscriptions = new Set()));
     subscriptions.add(subscription);
@@ -77,6 +79,11 @@ export class ConsoleStream {
     subscription.stopWatchingConnection = () => connection.closed.removeEventListener("abort", onClosed);
     if (options.replay) for (const message of this.list(options.tabId, this.#bufferSize, true)) this.#deliver(subscription, message);
     return subscription.id;
+  }
+
+  /** How many subscriptions a connection holds. */
+  countOf(connection: ConnectionState): number {
+    return this.#perConnection.get(connection) ?? 0;
   }
 
   /** Ends one of the connection's subscriptions; false when it has none with that id. */
@@ -162,6 +169,7 @@ export class ConsoleStream {
     if (subscription.retry) clearInterval(subscription.retry);
     subscription.stopWatchingConnection();
     this.#byId.delete(subscription.id);
+    this.#perConnection.set(subscription.connection, this.countOf(subscription.connection) - 1);
     const subscriptions = this.#byTab.get(subscription.tabId);
     subscriptions?.delete(subscription);
     if (subscriptions?.size === 0) this.#byTab.delete(subscription.tabId);

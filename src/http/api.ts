@@ -5,19 +5,22 @@ import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
-import { isForeignOrigin, isLoopback, tokenFromRequest, type Authenticator, type Grant } from "../transport/auth.js";
+import { isRefusal, type AccessPolicy } from "../transport/access-policy.js";
+import type { Grant } from "../transport/auth.js";
 import { clientSummaries } from "./client-summaries.js";
 import { field, HttpError, readJsonBody, sendError, sendJson } from "./http-io.js";
+import { HttpLimits } from "./http-limits.js";
 import { runResponses } from "./responses-route.js";
 
-/** What the HTTP API needs: the hub's parts, the router its routes call methods through, and the limits. */
+/** What the HTTP API needs: the hub's parts, the router its routes call methods through, who may come in, and the limits. */
 export interface HttpApiOptions {
   services: HubServices;
   router: Router<HubServices>;
-  authenticator: Authenticator;
-  /** ALLOWED_ORIGINS: a request from a browser page of another Origin is refused with 403, as at the upgrade. */
-  allowedOrigins: ReadonlySet<string>;
+  /** The same policy as the WebSocket upgrades: Origin, Host, peer address, token. */
+  policy: AccessPolicy;
   maxBodyBytes: number;
+  maxInflight: number;
+  ratePerSec: number;
   serverId: string;
   version: string;
 }
@@ -39,9 +42,11 @@ const STARTED_AT = Date.now();
 export class HttpApi {
   #options: HttpApiOptions;
   #routes: Route[];
+  #limits: HttpLimits;
 
   constructor(options: HttpApiOptions) {
     this.#options = options;
+    this.#limits = new HttpLimits(options.maxInflight, options.ratePerSec);
     const { services } = options;
     const target = (body: Record<string, unknown>): { clientId: string; tabId: string; target: string } => {
       const clientId = field(body, "clientId") as string;
@@ -49,7 +54,7 @@ export class HttpApi {
       return { clientId, tabId, target: `${clientId}:${tabId}` };
     };
     this.#routes = [
-      ["GET", /^\/status$/, async ({ grant }) => ({ server: this.#server(), clients: services.clients.clients(grant) })],
+      ["GET", /^\/status$/, async ({ grant }) => ({ server: this.#server(grant), clients: services.clients.clients(grant) })],
       ["GET", /^\/clients$/, async ({ grant }) => clientSummaries(services, grant)],
       ["GET", /^\/clients\/([^/]+)\/tabs$/, async ({ grant, match }) => clientTabs(services, grant, decodeURIComponent(match[1] ?? ""))],
       ["POST", /^\/tabs\/open$/, async ({ body, call }) => {
@@ -87,7 +92,8 @@ export class HttpApi {
       return sendJson(response, 200, { ok: true, browser: this.#options.services.browser.isUp ? "connected" : "down", uptimeMs: Date.now() - STARTED_AT });
     }
     if (request.method === "GET" && url.pathname === "/metrics") {
-      this.#authorize(request, url);
+      const { scope } = this.#authorize(request, url);
+      if (scope !== null) throw new HttpError(403, ErrorCode.FORBIDDEN, "/metrics covers every client of the hub: it needs a full token (HUB_TOKEN, or a HUB_TOKENS entry with no scope)");
       const { registry } = this.#options.services.metrics;
       response.writeHead(200, { "content-type": registry.contentType }).end(await registry.metrics());
       return;
@@ -95,31 +101,30 @@ export class HttpApi {
     const route = this.#routes.find(([method, path]) => method === request.method && path.test(url.pathname));
     if (!route) throw new HttpError(404, 404, `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see PROTOCOL.md section 7`);
     const grant = this.#authorize(request, url);
-    const body = request.method === "POST" ? await readJsonBody(request, this.#options.maxBodyBytes) : {};
-    const connection = httpConnection(request, response, grant);
-    const call = async (method: string, params: object): Promise<Record<string, unknown>> =>
-      (await this.#options.router.invoke(method, params, connection)) as Record<string, unknown>;
-    const match = url.pathname.match(route[1]) as RegExpMatchArray;
-    sendJson(response, 200, await route[2]({ body, match, connection, grant, call }));
+    const done = this.#limits.start(grant.key ?? `peer:${request.socket.remoteAddress ?? "unknown"}`);
+    try {
+      const body = request.method === "POST" ? await readJsonBody(request, this.#options.maxBodyBytes) : {};
+      const connection = httpConnection(request, response, grant);
+      const call = async (method: string, params: object): Promise<Record<string, unknown>> =>
+        (await this.#options.router.invoke(method, params, connection)) as Record<string, unknown>;
+      const match = url.pathname.match(route[1]) as RegExpMatchArray;
+      sendJson(response, 200, await route[2]({ body, match, connection, grant, call }));
+    } finally {
+      done();
+    }
   }
 
   #authorize(request: IncomingMessage, url: URL): Grant {
-    const { authenticator, allowedOrigins } = this.#options;
-    const { origin } = request.headers;
-    if (isForeignOrigin(origin, allowedOrigins)) {
-      throw new HttpError(403, ErrorCode.FORBIDDEN, `Origin ${origin.slice(0, 200)} is not allowed; the hub's operator can add it to ALLOWED_ORIGINS`);
-    }
-    if (authenticator.isOpen && !isLoopback(request.socket.remoteAddress)) {
-      throw new HttpError(403, ErrorCode.FORBIDDEN, "the hub has no tokens configured and accepts loopback callers only");
-    }
-    const grant = authenticator.check(tokenFromRequest(request, url));
-    if (!grant) throw new HttpError(401, 401, "a valid token is required: send Authorization: Bearer <token>");
-    return grant;
+    const decision = this.#options.policy.decide(request, url, "orchestrator");
+    if (isRefusal(decision)) throw new HttpError(decision.status, decision.status === 403 ? ErrorCode.FORBIDDEN : 401, decision.message);
+    return decision.grant;
   }
 
-  #server(): Record<string, unknown> {
+  /** The hub's own record; a scoped token counts only its own clients' agents. */
+  #server(grant: Grant): Record<string, unknown> {
     const { services, serverId, version } = this.#options;
-    return { id: serverId, version, uptimeMs: Date.now() - STARTED_AT, browser: services.browser.isUp ? "connected" : "down", agents: services.agents.all().length };
+    const agents = services.agents.all().filter((agent) => services.clients.canSee(grant, agent.baseId)).length;
+    return { id: serverId, version, uptimeMs: Date.now() - STARTED_AT, browser: services.browser.isUp ? "connected" : "down", agents };
   }
 }
 

@@ -1,3 +1,4 @@
+import { HubError } from "../errors.js";
 import type { ConsoleLevel } from "../runtime/console-text.js";
 import { defineMethod } from "../services.js";
 
@@ -13,6 +14,10 @@ export const consoleSubscribe = defineMethod<ConsoleSubscribeParams>({
   name: "console.subscribe",
   run(params, call) {
     const entry = call.services.clients.resolve(params.target, call.connection);
+    const { console: stream, config } = call.services;
+    if (stream.countOf(call.connection) >= config.maxSubscriptions) {
+      throw new HubError("OVERLOADED", `this connection holds ${config.maxSubscriptions} console subscriptions (MAX_SUBSCRIPTIONS); end one with console.unsubscribe first`, { limit: config.maxSubscriptions });
+    }
     const subscriptionId = call.services.console.subscribe(call.connection, {
       tabId: entry.tabId,
       target: entry.target,

@@ -5,11 +5,14 @@ import type { TokenGrant } from "../config.js";
 /** What a caller's token grants: the base client ids it reaches, or null for all. */
 export interface Grant {
   scope: ReadonlySet<string> | null;
+  /** Which configured token it is ("token-<n>"), to count its requests by; absent on a hub with no tokens. */
+  key?: string;
 }
 
 interface StoredGrant {
   digest: Buffer;
   scope: ReadonlySet<string> | null;
+  key: string;
 }
 
 const FULL_ACCESS: Grant = { scope: null };
@@ -19,7 +22,7 @@ export class Authenticator {
   #grants: StoredGrant[];
 
   constructor(tokens: readonly TokenGrant[]) {
-    this.#grants = tokens.map((grant) => ({ digest: digest(grant.token), scope: grant.scope }));
+    this.#grants = tokens.map((grant, index) => ({ digest: digest(grant.token), scope: grant.scope, key: `token-${index}` }));
   }
 
   /** Whether no token is configured (the hub then accepts loopback peers only). */
@@ -34,7 +37,7 @@ export class Authenticator {
     // Digests have one length, so timingSafeEqual never throws, and every grant is compared.
     const presented = digest(token);
     let found: Grant | null = null;
-    for (const grant of this.#grants) if (timingSafeEqual(presented, grant.digest) && !found) found = { scope: grant.scope };
+    for (const grant of this.#grants) if (timingSafeEqual(presented, grant.digest) && !found) found = { scope: grant.scope, key: grant.key };
     return found;
   }
 }

@@ -8,7 +8,7 @@ describe("transport/auth", () => {
   ]);
 
   it("grants a known token its scope", () => {
-    expect(auth.check("full-access-token")).to.deep.equal({ scope: null });
+    expect(auth.check("full-access-token")).to.deep.equal({ scope: null, key: "token-0" });
     expect(auth.check("scoped-token-1234")?.scope).to.deep.equal(new Set(["alpha"]));
   });
 

@@ -1,0 +1,103 @@
+import type { IncomingMessage } from "node:http";
+import { isForeignOrigin, isLoopback, tokenFromRequest, type Authenticator, type Grant } from "./auth.js";
+
+/** Which door a request comes through: orchestrators (/rpc and the HTTP API) or agents (/ and /agent). */
+export type Door = "orchestrator" | "agent";
+
+/** What a request may do: its grant, and whether it proved who it is (an agent may still present its key in register). */
+export interface Admission {
+  grant: Grant;
+  authenticated: boolean;
+}
+
+/** Why a request was refused, as an HTTP status and a message that says what to do. */
+export interface Refusal {
+  status: 401 | 403;
+  message: string;
+}
+
+/** What the policy is made of: orchestrator tokens, agent keys, and the operator's allowlists. */
+export interface AccessPolicyOptions {
+  tokens: Authenticator;
+  agentKeys: Authenticator;
+  allowedOrigins: ReadonlySet<string>;
+  /** ALLOWED_HOSTS, lower-cased: Host names a token-less hub answers besides loopback names and HOST. */
+  allowedHosts: ReadonlySet<string>;
+  /** HOST, the address the hub listens on. */
+  host: string;
+  /** ALLOW_OPEN: a token-less door serves every peer address. */
+  allowOpen: boolean;
+}
+
+// The DevTools panel a Browser Operator agent lives in opens its socket with this Origin.
+const DEVTOOLS_ORIGIN = "devtools://devtools";
+
+/**
+ * The one place that decides who may come in, for WebSocket upgrades and HTTP requests alike: the Origin allowlist,
+ * then, on a door with no token (or agent key) configured, loopback peers only (unless ALLOW_OPEN) and a Host header
+ * of this machine's (so a web page cannot reach the hub by DNS rebinding), then the token.
+ */
+export class AccessPolicy {
+  #options: AccessPolicyOptions;
+
+  constructor(options: AccessPolicyOptions) {
+    this.#options = options;
+  }
+
+  /** Whether a door serves every peer without a token (ALLOW_OPEN on a hub with none), for the start-up warning. */
+  isWideOpen(door: Door): boolean {
+    return this.#keysOf(door).isOpen && this.#options.allowOpen;
+  }
+
+  /** Decides a request at `door`; an agent that sends no key yet is admitted unauthenticated (it may present one in register). */
+  decide(request: IncomingMessage, url: URL, door: Door): Admission | Refusal {
+    const { allowedOrigins, allowOpen } = this.#options;
+    const origin = request.headers.origin;
+    if (isForeignOrigin(origin, allowedOrigins) && !(door === "agent" && origin === DEVTOOLS_ORIGIN)) {
+      return { status: 403, message: `Origin ${origin.slice(0, 200)} is not allowed; the hub's operator can add it to ALLOWED_ORIGINS` };
+    }
+    const keys = this.#keysOf(door);
+    if (keys.isOpen) {
+      if (allowOpen) return { grant: { scope: null }, authenticated: true };
+      const who = door === "agent" ? "agents" : "peers";
+      const setting = door === "agent" ? "AUTH_KEY" : "HUB_TOKEN";
+      if (!isLoopback(request.socket.remoteAddress)) {
+        return { status: 403, message: `the hub has no ${setting} configured and accepts loopback ${who} only; set ${setting} to allow others` };
+      }
+      const host = request.headers.host;
+      if (host !== undefined && !this.#isOwnHost(host)) {
+        return { status: 403, message: `Host ${host.slice(0, 200)} is not this hub's: a hub with no ${setting} answers loopback names and HOST only; the operator can add it to ALLOWED_HOSTS` };
+      }
+      return { grant: { scope: null }, authenticated: true };
+    }
+    const token = tokenFromRequest(request, url);
+    if (token === null && door === "agent") return { grant: { scope: null }, authenticated: false };
+    const grant = keys.check(token);
+    if (grant) return { grant, authenticated: true };
+    if (door === "agent") return { status: 401, message: "the agent key is wrong: use one of the hub's agent keys (AUTH_KEY or AGENT_KEYS) as ?token=<key>" };
+    return { status: 401, message: "a valid token is required: send Authorization: Bearer <token> or ?token=<token>" };
+  }
+
+  #keysOf(door: Door): Authenticator {
+    return door === "agent" ? this.#options.agentKeys : this.#options.tokens;
+  }
+
+  /** Whether a Host header names this machine: a loopback name or address, HOST, or one of ALLOWED_HOSTS. */
+  #isOwnHost(header: string): boolean {
+    let hostname: string;
+    try {
+      hostname = new URL(`http://${header}`).hostname.toLowerCase();
+    } catch {
+      return false;
+    }
+    const { allowedHosts, host } = this.#options;
+    if (allowedHosts.has(hostname) || allowedHosts.has(header.toLowerCase())) return true;
+    if (hostname === host.toLowerCase() || hostname === "localhost" || hostname.endsWith(".localhost")) return true;
+    return hostname === "[::1]" || /^127(\.\d{1,3}){3}$/.test(hostname);
+  }
+}
+
+/** Whether a decision refused the request. */
+export function isRefusal(decision: Admission | Refusal): decision is Refusal {
+  return "status" in decision;
+}
