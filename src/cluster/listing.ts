@@ -1,11 +1,11 @@
 import type { Caller, ClientEntry, TabEntry } from "../clients/client-manager.js";
 import type { HubServices } from "../services.js";
-import { claimOf } from "./claims.js";
+import { agentOfClaim, claimOf } from "./claims.js";
 import type { RemoteAgent, RemoteTargets } from "./cluster-view.js";
 import type { LocalTargets } from "./registry.js";
 
-const TAB_FIELD = "tab:";
-const AGENT_FIELD = "agent:";
+// A listing's fields are the claims: `tab:<target>` and `agent:<target>`.
+const TAB_FIELD = claimOf("tab", "");
 
 /** What this instance holds now, as the registry stores it: a claim of every tab and agent, each with its listing entry. */
 export function localTargets(services: HubServices): LocalTargets {
@@ -18,13 +18,15 @@ export function localTargets(services: HubServices): LocalTargets {
     // Chrome is away (BROWSER_UNAVAILABLE): this instance has no tabs until it is back.
   }
   for (const tab of tabs) {
-    owned.add(claimOf("tab", tab.target));
-    listing.set(TAB_FIELD + tab.target, JSON.stringify(tab));
+    const claim = claimOf("tab", tab.target);
+    owned.add(claim);
+    listing.set(claim, JSON.stringify(tab));
   }
   for (const { clientId, baseId, tabId, state, connectedAt } of services.agents.all()) {
-    owned.add(claimOf("agent", clientId));
+    const claim = claimOf("agent", clientId);
+    owned.add(claim);
     const agent: RemoteAgent = { clientId, baseId, tabId, state, connectedAt };
-    listing.set(AGENT_FIELD + clientId, JSON.stringify(agent));
+    listing.set(claim, JSON.stringify(agent));
   }
   return { owned, listing };
 }
@@ -35,7 +37,7 @@ export function parseListing(listing: ReadonlyMap<string, string>): RemoteTarget
   for (const [field, json] of listing) {
     try {
       if (field.startsWith(TAB_FIELD)) parsed.tabs.push(JSON.parse(json) as TabEntry);
-      else if (field.startsWith(AGENT_FIELD)) parsed.agents.push(JSON.parse(json) as RemoteAgent);
+      else if (agentOfClaim(field) !== null) parsed.agents.push(JSON.parse(json) as RemoteAgent);
     } catch {
       // A field another version wrote; the listing goes on without it.
     }

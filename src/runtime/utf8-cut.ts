@@ -7,8 +7,10 @@ export interface Utf8Cut {
 
 /** Cuts `text` to at most `maxBytes` UTF-8 bytes at the last whole character that fits (never a broken one). */
 export function cutUtf8(text: string, maxBytes: number): Utf8Cut {
+  // Measured without copying: only a text that must be cut is encoded.
+  const length = Buffer.byteLength(text, "utf8");
+  if (length <= maxBytes) return { text, bytes: length, cut: false };
   const bytes = Buffer.from(text, "utf8");
-  if (bytes.length <= maxBytes) return { text, bytes: bytes.length, cut: false };
   let end = maxBytes;
   // A byte 10xxxxxx continues a character, so the cut moves back to the start of the character it would split.
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
