@@ -87,14 +87,13 @@ export async function startHub(config: Config): Promise<Hub> {
       metrics.connectionRefused(slot.reason);
       return refuseUpgrade(socket, { status: 503, message: slot.message });
     }
-    // A socket that goes before the upgrade completes gives its slot back too.
+    // Given back when the socket closes, before or after the upgrade completes.
     socket.once("close", slot);
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
       const closed = metrics.connectionOpened(decision.endpoint === "rpc" ? "orchestrator" : "agent");
       ws.on("close", () => {
         sockets.delete(ws);
-        slot();
         closed();
       });
       heartbeat.track(ws);

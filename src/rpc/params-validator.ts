@@ -48,8 +48,8 @@ const MAX_PATH_LENGTH = 200;
 interface MethodValidators {
   /** Stops at the first problem: the one run on every call. */
   first: ValidateFunction;
-  /** Lists every problem: run only for params that failed and are small enough. */
-  all: ValidateFunction;
+  /** Lists every problem: compiled at the first failure, run only for params that failed and are small enough. */
+  all: () => ValidateFunction;
 }
 
 /** Validates (and fills defaults into) each method's by-name params with the schemas of the OpenRPC document. */
@@ -67,7 +67,8 @@ export class ParamsValidator {
         additionalProperties: false,
         components: document.components ?? {},
       };
-      this.#validators.set(method.name, { first: first.compile(schema), all: all.compile(schema) });
+      let thorough: ValidateFunction | undefined;
+      this.#validators.set(method.name, { first: first.compile(schema), all: () => (thorough ??= all.compile(schema)) });
     }
   }
 
@@ -84,8 +85,9 @@ export class ParamsValidator {
   validate(method: string, params: Record<string, unknown>, values = 0): void {
     const validators = this.#validators.get(method);
     if (!validators || validators.first(params)) return;
-    const thorough = values <= MAX_VALUES_FOR_ALL_ERRORS && !validators.all(params);
-    const found = (thorough ? validators.all.errors : validators.first.errors) ?? [];
+    const all = values <= MAX_VALUES_FOR_ALL_ERRORS ? validators.all() : null;
+    const thorough = all !== null && !all(params);
+    const found = (thorough ? all.errors : validators.first.errors) ?? [];
     const errors = found.slice(0, MAX_REPORTED_ERRORS).map(toProblem);
     const summary = errors.map((e) => `${e.path} ${e.message}`).join("; ");
     if (found.length > errors.length) {

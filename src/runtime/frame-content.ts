@@ -5,6 +5,7 @@ import type { CdpConnection } from "../cdp/connection.js";
 import type { CdpSession } from "../cdp/session.js";
 import { HubError } from "../errors.js";
 import { runHubScript } from "./hub-script.js";
+import { UTF8_LENGTH_IN_PAGE } from "./utf8-cut.js";
 
 /** What `content` returns a document as. */
 export type ContentFormat = "html" | "text";
@@ -46,13 +47,8 @@ const WORLD_NAME = "tabwire-content";
 // a surrogate pair), its full UTF-8 byte length].
 const CUT_IN_PAGE = `(text, max) => {
   if (text.length <= max) return text;
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 && i + 1 < text.length ? (i++, 4) : 3;
-  }
   const last = text.charCodeAt(max - 1);
-  return [text.slice(0, last >= 0xd800 && last < 0xdc00 ? max - 1 : max), bytes];
+  return [text.slice(0, last >= 0xd800 && last < 0xdc00 ? max - 1 : max), (${UTF8_LENGTH_IN_PAGE})(text)];
 }`;
 // Attach and detach are bounded by their own deadlines, not the call's signal: a late attach answer must still be
 // detached, and cleanup must run after a timeout or a cancel too.

@@ -61,8 +61,7 @@ async function readDocuments(tab: TabSession, connection: CdpConnection, options
 }
 
 /** The full content's UTF-8 byte length and, past `maxSize`, the content cut at the last whole character that fits. */
-export function cutToBytes(full: string, maxSize: number | undefined): { content: string; length: number; truncated?: true } {
-  if (maxSize === undefined) return { content: full, length: Buffer.byteLength(full, "utf8") };
+function cutToBytes(full: string, maxSize: number): { content: string; length: number; truncated?: true } {
   const cut = cutUtf8(full, maxSize);
   return cut.cut ? { content: cut.text, length: cut.bytes, truncated: true } : { content: full, length: cut.bytes };
 }

@@ -4,7 +4,7 @@ import { HubError } from "../errors.js";
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { exceptionToError } from "./exception.js";
-import { cutUtf8 } from "./utf8-cut.js";
+import { cutUtf8, UTF8_LENGTH_IN_PAGE } from "./utf8-cut.js";
 
 /** The result of `evaluate` and `callOn` (PROTOCOL.md section 5, "Running JavaScript"). */
 export interface EvaluateResult {
@@ -42,14 +42,7 @@ const RETURN_THIS_WITHIN = `function (max, mark) {
     return this;
   }
   if (json === undefined || json.length * 3 <= max) return this;
-  if (json.length <= max) {
-    let bytes = 0;
-    for (let i = 0; i < json.length; i++) {
-      const c = json.charCodeAt(i);
-      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 && i + 1 < json.length ? (i++, 4) : 3;
-    }
-    if (bytes <= max) return this;
-  }
+  if (json.length <= max && (${UTF8_LENGTH_IN_PAGE})(json) <= max) return this;
   return { [mark]: "cut", json: json.slice(0, max) };
 }`;
 // Subtypes whose JSON value says little on its own, so the description goes along.

@@ -1,3 +1,13 @@
+/** Page-side source of a function giving a string's UTF-8 byte length without encoding it (for scripts the hub runs in a page). */
+export const UTF8_LENGTH_IN_PAGE = `(text) => {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : c >= 0xd800 && c < 0xdc00 && i + 1 < text.length ? (i++, 4) : 3;
+  }
+  return bytes;
+}`;
+
 /** Text cut to a number of UTF-8 bytes: what is kept, the full text's byte length, and whether anything was cut. */
 export interface Utf8Cut {
   text: string;
