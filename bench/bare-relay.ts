@@ -2,7 +2,7 @@ import WebSocket, { WebSocketServer } from "ws";
 
 /**
  * The floor for any hub in a process of its own: a bare relay from a WebSocket to one held CDP session, with the CDP
- * params PROTOCOL.md asks of evaluate (block-wrapped code, a user gesture, awaited promises) and nothing else: no
+ * params docs/protocol.md asks of evaluate (block-wrapped code, a user gesture, awaited promises) and nothing else: no
  * validation, budgets, cancellation, logs or metrics. The bench holds the hub against it, and it against raw CDP.
  * Started with CDP_URL (Chrome's browser WebSocket) and TAB_ID; prints `listening on ws://host:port/rpc`.
  */

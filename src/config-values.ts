@@ -1,4 +1,5 @@
 import { ConfigError } from "./config-error.js";
+import { ID_PATTERN } from "./target-id.js";
 
 /** An environment-like record of settings. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -8,9 +9,6 @@ export interface TokenGrant {
   token: string;
   scope: ReadonlySet<string> | null;
 }
-
-/** The characters and length of every id the hub takes from its settings. */
-export const ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** A string setting, with its default when unset or empty. */
 export function text(env: Env, name: string, fallback: string): string {

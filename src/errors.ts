@@ -1,4 +1,4 @@
-/** The error codes of PROTOCOL.md section 8, by name. */
+/** The error codes of docs/protocol.md section 8, by name. */
 export const ErrorCode = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,

@@ -4,7 +4,7 @@ import { v4 as uuidv4 } from "uuid";
 import { WebSocketServer, type WebSocket } from "ws";
 import { Browser } from "./cdp/browser.js";
 import { SessionPool } from "./cdp/session-pool.js";
-import { AgentRegistry } from "./clients/agent-registry.js";
+import { AgentRegistry } from "./agents/agent-registry.js";
 import { ClientManager } from "./clients/client-manager.js";
 import { limitPopups } from "./clients/popup-quota.js";
 import type { Config } from "./config.js";
@@ -14,10 +14,11 @@ import { HttpApi } from "./http/api.js";
 import { log } from "./log.js";
 import { HubMetrics } from "./metrics.js";
 import { METHODS } from "./methods/index.js";
+import type { MethodDefinition } from "./rpc/method.js";
 import { loadOpenRpc, ParamsValidator } from "./rpc/params-validator.js";
 import { Router } from "./rpc/router.js";
 import type { HubServices } from "./services.js";
-import { openAgentPeer } from "./transport/agent-peer.js";
+import { openAgentPeer } from "./agents/agent-peer.js";
 import { AccessPolicy } from "./transport/access-policy.js";
 import { Authenticator } from "./transport/auth.js";
 import { ConnectionCaps } from "./transport/connection-caps.js";
@@ -45,6 +46,8 @@ const HUB_VERSION = "1.0.0";
 const CONSOLE_BUFFER_SIZE = 1_000;
 // What one tab's console buffer may hold: a page that logs huge messages costs bounded memory.
 const CONSOLE_BUFFER_BYTES = 4 * 1024 * 1024;
+// The methods as the router takes them: a list, each with its name.
+const HUB_METHODS: readonly MethodDefinition<HubServices>[] = Object.values(METHODS);
 
 /** Builds every part of the hub, connects to Chrome and starts listening. */
 export async function startHub(config: Config): Promise<Hub> {
@@ -60,9 +63,9 @@ export async function startHub(config: Config): Promise<Hub> {
   await browser.start();
   const validator = new ParamsValidator(loadOpenRpc());
   // Cluster (Redis): loaded only with REDIS_URL; its methods forward calls for targets other instances own.
-  const cluster = config.redisUrl ? await (await import("./cluster/cluster.js")).joinCluster({ config, services, validator, methods: METHODS }) : null;
+  const cluster = config.redisUrl ? await (await import("./cluster/cluster.js")).joinCluster({ config, services, validator, methods: HUB_METHODS }) : null;
   if (cluster) services.cluster = cluster;
-  const methods = cluster?.methods ?? METHODS;
+  const methods = cluster?.methods ?? HUB_METHODS;
   const router = new Router({ methods, services, validator, ...config, observer: metrics });
   // The DevTools client sends its own calls without "jsonrpc".
   const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer: metrics });

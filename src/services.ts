@@ -1,16 +1,17 @@
 import type { Browser } from "./cdp/browser.js";
 import type { SessionPool } from "./cdp/session-pool.js";
 import type { TabSession } from "./cdp/tab-session.js";
-import type { AgentRecord, AgentRegistry } from "./clients/agent-registry.js";
+import type { AgentRecord, AgentRegistry } from "./agents/agent-registry.js";
 import type { ClientManager, TabEntry } from "./clients/client-manager.js";
-import type { ClusterView } from "./cluster/cluster-view.js";
-import { parseTarget } from "./clients/target-id.js";
+import type { ClusterView } from "./clients/cluster-view.js";
+import { parseTarget } from "./target-id.js";
 import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
 import type { EventTopics } from "./events/event-topics.js";
 import type { HubMetrics } from "./metrics.js";
-import type { CallContext, MethodDefinition } from "./rpc/method.js";
+import type { MethodName, Result, ValidatedParams } from "./protocol/types.js";
+import type { CallContext, MethodDefinition, MethodTraits } from "./rpc/method.js";
 
 /** The parts of the hub every method handler may use. */
 export interface HubServices {
@@ -29,9 +30,18 @@ export interface HubServices {
 /** The context of one call to a hub method. */
 export type HubCall = CallContext<HubServices>;
 
-/** Declares a hub method with typed params. */
-export function defineMethod<P extends object>(definition: MethodDefinition<HubServices, P>): MethodDefinition<HubServices, P> {
-  return definition;
+/** A hub method: its params and result are the OpenRPC document's, through the generated types. */
+export interface HubMethod<M extends MethodName> extends MethodDefinition<HubServices, ValidatedParams<M>, Result<M>> {
+  name: M;
+}
+
+/** Declares the hub method `name`, with its traits and its handler. */
+export function defineMethod<M extends MethodName>(
+  name: M,
+  traits: MethodTraits,
+  run: NoInfer<(params: ValidatedParams<M>, call: HubCall) => Promise<Result<M>>>,
+): HubMethod<M> {
+  return { name, traits, run };
 }
 
 /** The tab a target names (TARGET_NOT_FOUND unless the caller may see it) and its pooled session. */

@@ -7,6 +7,7 @@ import { log } from "../log.js";
 import { discoverBrowserWsUrl } from "./browser-discovery.js";
 import { launchChrome, resolveChromePath, type LaunchedChrome } from "./chrome-launcher.js";
 import { CdpConnection } from "./connection.js";
+import { protocolFailureOf } from "./protocol-errors.js";
 
 /** What the hub knows of a page target without asking Chrome. */
 export interface PageInfo {
@@ -21,19 +22,25 @@ export interface PageInfo {
 
 const RESTART_DELAY_MIN_MS = 250;
 const RESTART_DELAY_MAX_MS = 5_000;
-// What Chrome answers a command naming a target that no longer exists.
-const NO_TARGET = /No target with given id/;
 const CLOSE_RETRY_MS = 500;
 // A crashed page is closed by the hub; the close is not worth waiting on longer than this.
 const CLOSE_CRASHED_MS = 5_000;
 
+/** What Browser tells its listeners: the connection came or went, a page appeared, went or crashed, a session detached. */
+export interface BrowserEvents {
+  connected: [];
+  disconnected: [];
+  pageCreated: [page: PageInfo];
+  pageDestroyed: [tabId: string, reason: "closed" | "detached"];
+  pageCrashed: [tabId: string];
+  sessionDetached: [sessionId: string];
+}
+
 /**
  * The browser behind the hub: an embedded headless Chromium or the Chrome at CDP_URL, reached over one
  * browser-level connection that is re-established (and the embedded Chrome restarted) whenever it is lost.
- * Events: `connected`, `disconnected`, `pageCreated` (PageInfo), `pageDestroyed` (tabId, reason), `pageCrashed`
- * (tabId), `sessionDetached` (sessionId).
  */
-export class Browser extends EventEmitter {
+export class Browser extends EventEmitter<BrowserEvents> {
   #config: Config;
   #connection: CdpConnection | null = null;
   #chrome: LaunchedChrome | null = null;
@@ -108,7 +115,7 @@ export class Browser extends EventEmitter {
           await this.connection().send("Target.closeTarget", { targetId: tabId }, { signal });
         } catch (error) {
           // A re-sent close can find the page already gone before its targetDestroyed has arrived.
-          if (error instanceof Error && NO_TARGET.test(error.message)) return;
+          if (protocolFailureOf(error) === "no-target") return;
           throw error;
         }
         const retry = new Promise<boolean>((resolve) => (timer = setTimeout(resolve, CLOSE_RETRY_MS, false)));
@@ -136,11 +143,11 @@ export class Browser extends EventEmitter {
 
   async #connect(): Promise<void> {
     const connection = this.#config.cdpUrl ? await CdpConnection.connect(await discoverBrowserWsUrl(this.#config.cdpUrl)) : await this.#launch();
-    connection.on("Target.targetCreated", (event: Protocol.Target.TargetCreatedEvent) => this.#onTargetInfo(event.targetInfo));
-    connection.on("Target.targetInfoChanged", (event: Protocol.Target.TargetInfoChangedEvent) => this.#onTargetInfo(event.targetInfo));
-    connection.on("Target.targetDestroyed", (event: Protocol.Target.TargetDestroyedEvent) => this.#dropPage(event.targetId, "closed"));
-    connection.on("Target.targetCrashed", (event: Protocol.Target.TargetCrashedEvent) => this.#onCrashed(connection, event.targetId));
-    connection.on("Target.detachedFromTarget", (event: Protocol.Target.DetachedFromTargetEvent) =>
+    connection.on("Target.targetCreated", (event) => this.#onTargetInfo(event.targetInfo));
+    connection.on("Target.targetInfoChanged", (event) => this.#onTargetInfo(event.targetInfo));
+    connection.on("Target.targetDestroyed", (event) => this.#dropPage(event.targetId, "closed"));
+    connection.on("Target.targetCrashed", (event) => this.#onCrashed(connection, event.targetId));
+    connection.on("Target.detachedFromTarget", (event) =>
       this.emit("sessionDetached", event.sessionId),
     );
     connection.once("disconnected", () => this.#onDisconnected(connection));

@@ -18,6 +18,9 @@ export type EventName = keyof ProtocolMapping.Events;
 /** The payload of a CDP event. */
 export type EventParams<E extends EventName> = ProtocolMapping.Events[E][0];
 
+/** The events of the browser-level connection: every CDP event of the browser target, and its loss. */
+export type ConnectionEvents = ProtocolMapping.Events & { disconnected: [] };
+
 interface IncomingMessage {
   id?: number;
   method?: string;
@@ -28,7 +31,7 @@ interface IncomingMessage {
 }
 
 /** The one browser-level CDP connection, over a pipe or a WebSocket; flattened sessions are routed over it by sessionId. */
-export class CdpConnection extends EventEmitter {
+export class CdpConnection extends EventEmitter<ConnectionEvents> {
   #transport: CdpTransport;
   #nextId = 1;
   #callbacks = new CallbackRegistry();
@@ -108,11 +111,12 @@ export class CdpConnection extends EventEmitter {
       const session = this.#sessions.get(message.sessionId);
       if (!session) return;
       if (message.id !== undefined) session.callbacks.settle(message.id, message.result, message.error);
-      else if (message.method) session.emit(message.method, message.params);
+      else if (message.method) session.dispatch(message.method, message.params);
       return;
     }
     if (message.id !== undefined) this.#callbacks.settle(message.id, message.result, message.error);
-    else if (message.method) this.emit(message.method, message.params);
+    // Chrome names its events: the name and its params' type come from the same protocol.
+    else if (message.method) this.emit(message.method as EventName, message.params as never);
     // Whoever held the session has had its say above; a detached session is forgotten whoever held it.
     if (message.method === "Target.detachedFromTarget") {
       const { sessionId } = message.params as { sessionId: string };

@@ -17,10 +17,9 @@ const DETACH_TIMEOUT_MS = 1_000;
 /**
  * One flattened CDP session per tab, attached on first use and reused by every later call; dropped when the tab
  * closes, crashes or detaches, re-attached when needed, and capped (the least recently used idle one goes first).
- * Every new page is attached as it appears, so nothing it logs before a caller arrives is lost. Emits `attached`
- * (TabSession) for each new session.
+ * Every new page is attached as it appears, so nothing it logs before a caller arrives is lost.
  */
-export class SessionPool extends EventEmitter {
+export class SessionPool extends EventEmitter<{ attached: [tab: TabSession] }> {
   #browser: Browser;
   #options: SessionPoolOptions;
   #sessions = new Map<string, Promise<TabSession>>();
@@ -33,14 +32,14 @@ export class SessionPool extends EventEmitter {
     this.setMaxListeners(0);
     this.#browser = browser;
     this.#options = options;
-    browser.on("pageDestroyed", (tabId: string) => this.#drop(tabId, new HubError("TARGET_CLOSED", `tab ${tabId} closed during the call`)));
-    browser.on("pageCrashed", (tabId: string) => this.#drop(tabId, new HubError("TARGET_CLOSED", `tab ${tabId} crashed during the call`)));
-    browser.on("sessionDetached", (sessionId: string) => {
+    browser.on("pageDestroyed", (tabId) => this.#drop(tabId, new HubError("TARGET_CLOSED", `tab ${tabId} closed during the call`)));
+    browser.on("pageCrashed", (tabId) => this.#drop(tabId, new HubError("TARGET_CLOSED", `tab ${tabId} crashed during the call`)));
+    browser.on("sessionDetached", (sessionId) => {
       for (const tab of this.#ready.values()) {
         if (tab.cdp.id === sessionId) this.#drop(tab.tabId, new HubError("TARGET_CLOSED", `tab ${tab.tabId} was detached`));
       }
     });
-    browser.on("pageCreated", (page: { tabId: string }) => this.#warm(page.tabId));
+    browser.on("pageCreated", (page) => this.#warm(page.tabId));
     browser.on("disconnected", () => {
       this.#sessions.clear();
       this.#ready.clear();

@@ -1,10 +1,14 @@
 import { EventEmitter } from "node:events";
 import { HubError } from "../errors.js";
 import { CallbackRegistry, type CommandOptions } from "./callback-registry.js";
+import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.js";
 import type { CdpConnection, CommandName, CommandParams, CommandResult, EventName, EventParams } from "./connection.js";
 
+/** The events of a tab's session: every CDP event of its page, and its close. */
+export type SessionEvents = ProtocolMapping.Events & { closed: [error: HubError] };
+
 /** One flattened CDP session on a tab, sharing the browser-level socket. */
-export class CdpSession extends EventEmitter {
+export class CdpSession extends EventEmitter<SessionEvents> {
   readonly id: string;
   readonly targetId: string;
   readonly callbacks = new CallbackRegistry();
@@ -27,8 +31,16 @@ export class CdpSession extends EventEmitter {
 
   /** Subscribes to a typed CDP event of this session and returns the disposer. */
   listen<E extends EventName>(event: E, listener: (params: EventParams<E>) => void): () => void {
-    this.on(event, listener);
-    return () => this.off(event, listener);
+    // The event's name and its params' type come from the same protocol mapping; TypeScript cannot follow a generic one.
+    const each = listener as never;
+    this.on(event, each);
+    return () => this.off(event, each);
+  }
+
+  /** Hands one of Chrome's events on this session to its listeners. */
+  dispatch(method: string, params: unknown): void {
+    // Chrome names its events: the name and its params' type come from the same protocol.
+    this.emit(method as EventName, params as never);
   }
 
   /** Whether the session is gone (tab closed, crashed, detached, or browser lost). */

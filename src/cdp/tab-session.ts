@@ -16,7 +16,6 @@ export interface TabSettings {
   onHung?: (tabId: string) => void;
 }
 
-const NAVIGATED_EVENT = "tabwire.navigated";
 
 /**
  * A tab's pooled CDP session with its domains enabled once: dialogs answered by policy, main-frame navigations
@@ -30,18 +29,20 @@ export class TabSession {
   #terminating: Promise<void> | null = null;
   #terminations = 0;
   #settings: TabSettings;
+  #navigationListeners = new Set<() => void>();
 
   private constructor(cdp: CdpSession, settings: TabSettings) {
     this.cdp = cdp;
     this.tabId = cdp.targetId;
     this.#settings = settings;
-    cdp.on("Page.javascriptDialogOpening", (event: Protocol.Page.JavascriptDialogOpeningEvent) => {
+    cdp.on("Page.javascriptDialogOpening", (event) => {
       void this.#answerDialog(event, settings.dialogPolicy);
     });
-    cdp.on("Page.frameNavigated", (event: Protocol.Page.FrameNavigatedEvent) => {
+    cdp.on("Page.frameNavigated", (event) => {
       if (event.frame.parentId === undefined) this.#onNavigated();
     });
     cdp.on("Runtime.executionContextsCleared", () => this.#onNavigated());
+    cdp.on("closed", () => this.#navigationListeners.clear());
   }
 
   /** Attaches a flattened session to `tabId` and enables the domains every call relies on. */
@@ -119,12 +120,14 @@ export class TabSession {
 
   /** Calls `listener` when the main frame navigates (a new document replaces the one calls ran in); returns the disposer. */
   onNavigated(listener: () => void): () => void {
-    this.cdp.on(NAVIGATED_EVENT, listener);
-    return () => this.cdp.off(NAVIGATED_EVENT, listener);
+    // A wrapper of its own, so that the same listener given twice is two listeners.
+    const each = (): void => listener();
+    this.#navigationListeners.add(each);
+    return () => this.#navigationListeners.delete(each);
   }
 
   #onNavigated(): void {
-    this.cdp.emit(NAVIGATED_EVENT);
+    for (const listener of [...this.#navigationListeners]) listener();
   }
 
   async #answerDialog(event: Protocol.Page.JavascriptDialogOpeningEvent, policy: DialogPolicy): Promise<void> {

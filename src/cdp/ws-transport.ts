@@ -1,7 +1,7 @@
 import WebSocket from "ws";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
-import { TickCork } from "../transport/tick-cork.js";
+import { TickCork } from "../tick-cork.js";
 import { CDP_MESSAGE_MAX_BYTES, type CdpTransport, type TransportListener } from "./transport.js";
 
 const CONNECT_TIMEOUT_MS = 10_000;

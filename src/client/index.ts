@@ -1,2 +1,23 @@
+import type { Notifications, Params } from "../protocol/types.js";
+
 export { ConnectionClosedError, TabwireClient, TabwireError, type CallOptions, type TabwireClientOptions } from "./tabwire-client.js";
-export type { ConsoleMessage, EvaluateResult, MethodName, Methods, Notifications, SnapshotNode, Tab, TabParams } from "./methods.js";
+export type {
+  Client,
+  ConsoleLine,
+  EvaluateResult,
+  MethodName,
+  Methods,
+  NotificationName,
+  Notifications,
+  Params,
+  Result,
+  SnapshotNode,
+  Tab,
+} from "../protocol/types.js";
+export { METHOD_NAMES, NOTIFICATION_NAMES } from "../protocol/types.js";
+
+/** A console.message notification: a logged message addressed to its subscription. */
+export type ConsoleMessage = Notifications["console.message"];
+
+/** Every tab-level call's target and budget. */
+export type TabParams = Params<"tabs.close">;

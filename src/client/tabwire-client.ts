@@ -1,7 +1,7 @@
 import WebSocket from "ws";
-import type { MethodName, Methods, Notifications } from "./methods.js";
+import type { MethodName, Methods, Notifications } from "../protocol/types.js";
 
-/** An error the hub answered a call with: its code (PROTOCOL.md section 8), message and data. */
+/** An error the hub answered a call with: its code (docs/protocol.md section 8), message and data. */
 export class TabwireError extends Error {
   constructor(
     readonly code: number,

@@ -1,10 +1,11 @@
 import { EventEmitter } from "node:events";
 import { HubError } from "../errors.js";
 import type { Browser, PageInfo } from "../cdp/browser.js";
-import type { AgentRecord, AgentRegistry } from "./agent-registry.js";
+import type { Client, Notifications, Tab } from "../protocol/types.js";
+import type { AgentRecord, AgentRegistry } from "../agents/agent-registry.js";
 import { ClientContexts } from "./client-contexts.js";
 import { TabActivity } from "./tab-activity.js";
-import { formatTarget, parseTarget } from "./target-id.js";
+import { formatTarget, parseTarget } from "../target-id.js";
 
 /** Who is calling: the base client ids their token reaches, or null for every client. */
 export interface Caller {
@@ -12,28 +13,18 @@ export interface Caller {
 }
 
 /** A tab as tabs.list shows it. */
-export interface TabEntry {
-  target: string;
-  clientId: string;
-  tabId: string;
-  url: string;
-  title: string;
-  agent: null | "connected" | "ready";
-  /** When the tab last came to the front through the hub (milliseconds since the epoch), or null. */
-  activatedAt: number | null;
-}
+export type TabEntry = Tab;
 
 /** A client as clients.list shows it. */
-export interface ClientEntry {
-  clientId: string;
-  agent: null | { state: "connected" | "ready"; connectedAt: number };
-  tabs: string[];
-}
+export type ClientEntry = Client;
+
+/** Why a tab went, as tab.closed says. */
+export type TabClosedReason = Notifications["tab.closed"]["reason"];
 
 /** What ClientManager tells its listeners: a tab appeared or went, with its owner. */
 export interface ClientManagerEvents {
   tabOpened: [entry: TabEntry];
-  tabClosed: [entry: TabEntry, reason: string];
+  tabClosed: [entry: TabEntry, reason: TabClosedReason];
 }
 
 /** How clients are kept: the client of unclaimed tabs, and how long an idle client's browser context lives. */
@@ -72,11 +63,11 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
       idleMs: options.clientIdleMs,
       isBusy: (clientId) => this.#isBusy(clientId),
     });
-    agents.on("connected", (agent: AgentRecord) => this.#onAgentConnected(agent));
-    agents.on("disconnected", (agent: AgentRecord) => this.#onAgentDisconnected(agent));
-    browser.on("pageCreated", (page: PageInfo) => this.#opened(page));
-    browser.on("pageCrashed", (tabId: string) => this.#closed(tabId, "crashed"));
-    browser.on("pageDestroyed", (tabId: string, reason: "closed" | "detached") => this.#closed(tabId, reason));
+    agents.on("connected", (agent) => this.#onAgentConnected(agent));
+    agents.on("disconnected", (agent) => this.#onAgentDisconnected(agent));
+    browser.on("pageCreated", (page) => this.#opened(page));
+    browser.on("pageCrashed", (tabId) => this.#closed(tabId, "crashed"));
+    browser.on("pageDestroyed", (tabId, reason) => this.#closed(tabId, reason));
     browser.on("disconnected", () => {
       this.activity.clear();
       this.#owners.clear();
@@ -170,7 +161,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   }
 
   /** Announces a tab that went (with the owner it had), then forgets its owner. */
-  #closed(tabId: string, reason: string): void {
+  #closed(tabId: string, reason: TabClosedReason): void {
     const page = this.#browser.page(tabId) ?? { tabId, url: "", title: "" };
     const owner = this.ownerOf(tabId);
     this.emit("tabClosed", this.#entry(owner, page), reason);

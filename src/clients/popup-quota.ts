@@ -9,7 +9,7 @@ const CLOSE_TIMEOUT_MS = 5_000;
  * closed at once, so a page that opens windows in a loop cannot grow its client's share of Chrome.
  */
 export function limitPopups(browser: Browser, clients: ClientManager, maxTabsPerClient: number): void {
-  clients.on("tabOpened", (entry: TabEntry) => {
+  clients.on("tabOpened", (entry) => {
     if (browser.page(entry.tabId)?.openerId === undefined) return;
     if (clients.tabCount(entry.clientId) <= maxTabsPerClient) return;
     log.warn("closing a popup past its client's MAX_TABS_PER_CLIENT", { clientId: entry.clientId, tabId: entry.tabId, max: maxTabsPerClient });

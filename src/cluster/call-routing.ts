@@ -1,4 +1,4 @@
-import { parseTarget } from "../clients/target-id.js";
+import { parseTarget } from "../target-id.js";
 import type { Topic } from "../events/event-topics.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "../rpc/method.js";
 import type { HubServices } from "../services.js";
@@ -12,7 +12,7 @@ export interface CallRoutingOptions {
   services: HubServices;
   forwarder: Forwarder;
   /** Runs after a method ran here (rewrites this instance's listing after calls that change it), within `waitMs`. */
-  afterLocal(method: string, waitMs: number): Promise<void>;
+  afterLocal(method: Method, waitMs: number): Promise<void>;
   /** Records a connection's events.subscribe topics for the other instances' events. */
   watch(connection: ConnectionState, topics: readonly Topic[]): void;
 }
@@ -28,40 +28,44 @@ export class CallRouting {
     this.#options = options;
   }
 
-  /** The method as this instance serves it in a cluster. */
+  /** The method as this instance serves it in a cluster, routed by where its traits say it runs. */
   wrap(method: Method): Method {
-    const { name } = method;
-    if (name === "tabs.open") return { name, run: (params, call) => this.#runHere(method, params, call) };
-    if (name === "console.unsubscribe") return { name, run: (params, call) => this.#unsubscribe(method, params, call) };
-    if (name !== "events.subscribe") return { name, run: (params, call) => this.#route(method, params, call) };
-    return {
-      name,
-      run: async (params, call) => {
-        const result = await method.run(params, call);
-        this.#options.watch(call.connection, (result as { topics: Topic[] }).topics);
-        return result;
-      },
-    };
+    const { runs, subscription } = method.traits;
+    const run: Method["run"] =
+      subscription === "topics"
+        ? (params, call) => this.#watchTopics(method, params, call)
+        : runs === "subscription"
+          ? (params, call) => this.#unsubscribe(method, params, call)
+          : runs === "here"
+            ? (params, call) => this.#runHere(method, params, call)
+            : (params, call) => this.#route(method, params, call);
+    return { name: method.name, traits: method.traits, run };
   }
 
-  async #route(method: Method, params: object, call: Call): Promise<object> {
+  async #watchTopics(method: Method, params: object, call: Call): Promise<unknown> {
+    const result = await method.run(params, call);
+    this.#options.watch(call.connection, (result as { topics: Topic[] }).topics);
+    return result;
+  }
+
+  async #route(method: Method, params: object, call: Call): Promise<unknown> {
     const target = (params as { target?: unknown }).target;
-    const kind: TargetKind = method.name.startsWith("agent.") ? "agent" : "tab";
+    const kind: TargetKind = method.traits.runs === "agent" ? "agent" : "tab";
     if (typeof target !== "string" || !this.#elsewhere(target, kind, call.connection)) return this.#runHere(method, params, call);
-    const result = await this.#options.forwarder.forward(method.name, params as Record<string, unknown>, call, { kind });
+    const result = await this.#options.forwarder.forward(method, params as Record<string, unknown>, call, { kind });
     return result ?? this.#runHere(method, params, call);
   }
 
-  async #unsubscribe(method: Method, params: object, call: Call): Promise<object> {
+  async #unsubscribe(method: Method, params: object, call: Call): Promise<unknown> {
     const { forwarder } = this.#options;
     const owner = forwarder.hasSubscription(call.connection, String((params as { subscriptionId?: unknown }).subscriptionId));
-    const result = owner ? await forwarder.forward(method.name, params as Record<string, unknown>, call, { kind: "tab", owner }) : null;
+    const result = owner ? await forwarder.forward(method, params as Record<string, unknown>, call, { kind: "tab", owner }) : null;
     return result ?? method.run(params, call);
   }
 
-  async #runHere(method: Method, params: object, call: Call): Promise<object> {
+  async #runHere(method: Method, params: object, call: Call): Promise<unknown> {
     const result = await method.run(params, call);
-    await this.#options.afterLocal(method.name, call.budget.remainingMs());
+    await this.#options.afterLocal(method, call.budget.remainingMs());
     return result;
   }
 

@@ -1,7 +1,7 @@
-import type { AgentRecord } from "../clients/agent-registry.js";
+import type { AgentRecord } from "../agents/agent-registry.js";
 import type { TabEntry } from "../clients/client-manager.js";
 import type { Topic } from "../events/event-topics.js";
-import type { ConnectionState } from "../rpc/method.js";
+import { relayNotification, type ConnectionState } from "../rpc/method.js";
 import type { HubServices } from "../services.js";
 import type { EventMessage } from "./messages.js";
 import type { ClusterRegistry } from "./registry.js";
@@ -61,7 +61,7 @@ export class ClusterEvents {
   deliver(message: EventMessage, skip: (connection: ConnectionState) => boolean): void {
     for (const [connection, topics] of this.#watchers) {
       if (!topics.has(message.topic) || skip(connection)) continue;
-      if (connection.scope === null || connection.scope.has(message.clientId)) connection.notify(message.method, message.params);
+      if (connection.scope === null || connection.scope.has(message.clientId)) relayNotification(connection, message.method, message.params);
     }
   }
 

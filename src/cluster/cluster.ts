@@ -1,10 +1,10 @@
 import { v4 as uuidv4 } from "uuid";
 import type { Budget } from "../budget.js";
-import type { AgentRecord } from "../clients/agent-registry.js";
+import type { AgentRecord } from "../agents/agent-registry.js";
 import type { Caller, ClientEntry, TabEntry } from "../clients/client-manager.js";
 import type { Config } from "../config.js";
 import { log } from "../log.js";
-import type { MethodDefinition } from "../rpc/method.js";
+import type { MethodDefinition, MethodTraits } from "../rpc/method.js";
 import type { ParamsValidator } from "../rpc/params-validator.js";
 import { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
@@ -12,7 +12,7 @@ import { CallRouting } from "./call-routing.js";
 import { agentOfClaim } from "./claims.js";
 import { ClusterCodec } from "./cluster-codec.js";
 import { ClusterEvents } from "./cluster-events.js";
-import type { ClusterView, RemoteTargets } from "./cluster-view.js";
+import type { ClusterView, RemoteTargets } from "../clients/cluster-view.js";
 import { DROP_REASONS, DropCounter } from "./drop-counter.js";
 import { ForwardedCalls } from "./forwarded-calls.js";
 import { Forwarder } from "./forwarder.js";
@@ -33,8 +33,6 @@ export interface JoinOptions {
   methods: readonly Method[];
 }
 
-// Methods after which this instance's listing in Redis is rewritten before the caller gets the answer.
-const RELIST_AFTER = new Set(["tabs.open", "tabs.close", "navigate"]);
 // How long a listing or a call's relisting waits for Redis before it goes on with what it has.
 const REDIS_WAIT_MS = 1_000;
 // After this instance reconnects to Redis, how long the others have to be back on their channels.
@@ -101,7 +99,8 @@ export class Cluster implements ClusterView {
     this.#viewRead = new SerialRunner(() => this.#view.refresh(this.#redisTimeoutMs()), () => {});
     // Forwarded calls run on the plain methods, so a call never travels twice.
     const router = new Router({ methods: options.methods, services, validator: options.validator, ...config });
-    this.#calls = new ForwardedCalls({ registry: this.#registry, router, afterCall: (method) => this.#relist(method) });
+    const traits = new Map(options.methods.map((method) => [method.name, method.traits]));
+    this.#calls = new ForwardedCalls({ registry: this.#registry, router, traitsOf: (method) => traits.get(method), afterCall: (method) => this.#relist(traits.get(method)) });
     this.#events = new ClusterEvents({
       services,
       registry: this.#registry,
@@ -112,7 +111,7 @@ export class Cluster implements ClusterView {
     const routing = new CallRouting({
       services,
       forwarder: this.#forwarder,
-      afterLocal: (method, waitMs) => this.#relist(method, waitMs),
+      afterLocal: (method, waitMs) => this.#relist(method.traits, waitMs),
       watch: (connection, topics) => this.#events.watch(connection, topics),
     });
     this.methods = options.methods.map((method) => routing.wrap(method));
@@ -158,8 +157,9 @@ export class Cluster implements ClusterView {
     this.#link.close();
   }
 
-  async #relist(method: string, waitMs = REDIS_WAIT_MS): Promise<void> {
-    if (RELIST_AFTER.has(method)) await within(this.#sync.request(), Math.min(REDIS_WAIT_MS, waitMs));
+  // A call that changes listings answers after this instance's listing in Redis is rewritten (or REDIS_WAIT_MS).
+  async #relist(traits: MethodTraits | undefined, waitMs = REDIS_WAIT_MS): Promise<void> {
+    if (traits?.changesListings) await within(this.#sync.request(), Math.min(REDIS_WAIT_MS, waitMs));
   }
 
   async #syncOnce(): Promise<void> {

@@ -1,7 +1,7 @@
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import { InflightTable } from "../rpc/inflight.js";
-import type { ConnectionState } from "../rpc/method.js";
+import type { ConnectionState, MethodTraits } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
 import { UnsendableMessageError } from "./cluster-codec.js";
@@ -31,10 +31,17 @@ export class ForwardedCalls {
   #registry: ClusterRegistry;
   #router: Router<HubServices>;
   #afterCall: (method: string) => Promise<void>;
+  #traitsOf: (method: string) => MethodTraits | undefined;
   #proxies = new Map<string, Proxy>();
 
-  constructor(options: { registry: ClusterRegistry; router: Router<HubServices>; afterCall: (method: string) => Promise<void> }) {
+  constructor(options: {
+    registry: ClusterRegistry;
+    router: Router<HubServices>;
+    traitsOf: (method: string) => MethodTraits | undefined;
+    afterCall: (method: string) => Promise<void>;
+  }) {
     this.#registry = options.registry;
+    this.#traitsOf = options.traitsOf;
     this.#router = options.router;
     this.#afterCall = options.afterCall;
   }
@@ -46,7 +53,8 @@ export class ForwardedCalls {
     const request = { jsonrpc: "2.0", id: message.id, method: message.method, params: message.params };
     const response = await this.#router.handleValue(request, proxy.state);
     if (response === null) return;
-    if (message.method === "console.subscribe" || message.method === "console.unsubscribe") this.#count(proxy, message.method, response);
+    const subscription = this.#traitsOf(message.method)?.subscription;
+    if (subscription === "opens" || subscription === "closes") this.#count(proxy, subscription, response);
     await this.#afterCall(message.method);
     this.#dropIfIdle(proxy);
     this.#answer(message, response).catch((error: unknown) => {
@@ -111,9 +119,9 @@ export class ForwardedCalls {
     return proxy;
   }
 
-  #count(proxy: Proxy, method: string, response: string): void {
+  #count(proxy: Proxy, change: "opens" | "closes", response: string): void {
     if ((JSON.parse(response) as { error?: unknown }).error !== undefined) return;
-    proxy.subscriptions = Math.max(0, proxy.subscriptions + (method === "console.subscribe" ? 1 : -1));
+    proxy.subscriptions = Math.max(0, proxy.subscriptions + (change === "opens" ? 1 : -1));
   }
 
   // A connection with no call running and no subscription here holds nothing: forget it until its next call.

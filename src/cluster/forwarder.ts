@@ -1,5 +1,5 @@
 import type { Budget } from "../budget.js";
-import type { ConnectionState } from "../rpc/method.js";
+import { relayNotification, type ConnectionState, type MethodDefinition } from "../rpc/method.js";
 import { UnsendableMessageError } from "./cluster-codec.js";
 import { paramsTooBig, parseAnswer, unavailable, type TargetKind } from "./forward-errors.js";
 import { newCallId, type AnswerMessage, type CallMessage, type NotifyMessage } from "./messages.js";
@@ -59,7 +59,12 @@ export class Forwarder {
    * Runs a call on the instance that owns `params.target` (or on `owner`, for a subscription's unsubscribe) and
    * returns its result; null when no other instance owns the target, so the caller runs it here.
    */
-  async forward(method: string, params: Record<string, unknown>, call: { connection: ConnectionState; budget: Budget }, options: { kind: TargetKind; owner?: string }): Promise<object | null> {
+  async forward(
+    method: Pick<MethodDefinition<unknown>, "name" | "traits">,
+    params: Record<string, unknown>,
+    call: { connection: ConnectionState; budget: Budget },
+    options: { kind: TargetKind; owner?: string },
+  ): Promise<object | null> {
     const { connection, budget } = call;
     const target = typeof params.target === "string" ? params.target : "";
     const id = newCallId();
@@ -70,12 +75,12 @@ export class Forwarder {
       conn: connection.id,
       scope: connection.scope ? [...connection.scope] : null,
       peer: connection.peer,
-      method,
+      method: method.name,
       params: "target" in params ? { ...params, timeoutMs: Math.max(1, budget.remainingMs()) } : params,
     };
     const caller = this.#enter(connection);
     try {
-      if (method === "console.unsubscribe") this.#forgetSubscription(caller, params.subscriptionId);
+      if (method.traits.subscription === "closes") this.#forgetSubscription(caller, params.subscriptionId);
       const answer = this.#awaitAnswer(id, { conn: connection.id, kind: options.kind, target }, budget);
       answer.catch(() => {});
       let owner: string | null;
@@ -89,7 +94,7 @@ export class Forwarder {
       caller.owners.add(owner);
       if (budget.isOver && !budget.isTimedOut) this.#cancelOn(owner, id, connection.id);
       const result = parseAnswer(await answer, budget);
-      if (method === "console.subscribe") this.#noteSubscription(caller, result, owner, target);
+      if (method.traits.subscription === "opens") this.#noteSubscription(caller, result, owner, target);
       return result;
     } finally {
       caller.pending--;
@@ -127,13 +132,13 @@ export class Forwarder {
     const caller = this.#callers.get(message.conn);
     if (!caller) return;
     const subscriptionId = typeof message.params.subscriptionId === "string" ? message.params.subscriptionId : null;
-    if (message.method !== "console.message" || subscriptionId === null) return void caller.connection.notify(message.method, message.params);
+    if (message.method !== "console.message" || subscriptionId === null) return void relayNotification(caller.connection, message.method, message.params);
     const lost = caller.dropped.get(subscriptionId) ?? 0;
     if (lost > 0) {
-      if (!caller.connection.notify("console.dropped", { subscriptionId, target: message.params.target, count: lost })) return void caller.dropped.set(subscriptionId, lost + 1);
+      if (!caller.connection.notify("console.dropped", { subscriptionId, target: String(message.params.target), count: lost })) return void caller.dropped.set(subscriptionId, lost + 1);
       caller.dropped.delete(subscriptionId);
     }
-    if (!caller.connection.notify(message.method, message.params)) caller.dropped.set(subscriptionId, 1);
+    if (!relayNotification(caller.connection, message.method, message.params)) caller.dropped.set(subscriptionId, 1);
   }
 
   /** The instances this one waits on or holds subscriptions on. */

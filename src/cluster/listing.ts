@@ -1,7 +1,7 @@
 import type { Caller, ClientEntry, TabEntry } from "../clients/client-manager.js";
 import type { HubServices } from "../services.js";
 import { agentOfClaim, claimOf } from "./claims.js";
-import type { RemoteAgent, RemoteTargets } from "./cluster-view.js";
+import type { RemoteAgent, RemoteTargets } from "../clients/cluster-view.js";
 import type { LocalTargets } from "./registry.js";
 
 // A listing's fields are the claims: `tab:<target>` and `agent:<target>`.

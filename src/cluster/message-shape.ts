@@ -1,4 +1,4 @@
-import { ID_PATTERN } from "../config-values.js";
+import { ID_PATTERN } from "../target-id.js";
 import { MAX_PARAMS_DEPTH, tooDeep } from "../rpc/nesting.js";
 import type { AnswerMessage, CallMessage, CancelMessage, ClosedMessage, ClusterMessage, EventMessage, EvictMessage, NotifyMessage } from "./messages.js";
 

@@ -1,4 +1,4 @@
-import type { RemoteTargets } from "./cluster-view.js";
+import type { RemoteTargets } from "../clients/cluster-view.js";
 import { parseListing } from "./listing.js";
 import type { ClusterRegistry } from "./registry.js";
 

@@ -1,30 +1,15 @@
 import type { Protocol } from "devtools-protocol";
+import type { ConsoleLine, EvaluateResult } from "../protocol/types.js";
 import { consoleLevel, consoleText, type ConsoleLevel } from "../runtime/console-text.js";
 
 /** Where a console message came from: console.* calls, uncaught exceptions, or the browser's own log. */
 export type ConsoleSource = "console" | "exception" | "browser";
 
 /** A console argument as the protocol serializes it (the shape of an evaluate result). */
-export interface ConsoleArg {
-  type: string;
-  subtype?: string;
-  value?: unknown;
-  unserializableValue?: string;
-  description?: string;
-}
+export type ConsoleArg = EvaluateResult;
 
 /** One console message of a tab, before it is addressed to a subscription. */
-export interface ConsoleMessage {
-  level: ConsoleLevel;
-  text: string;
-  args: ConsoleArg[];
-  timestamp: number;
-  source: ConsoleSource;
-  url?: string;
-  lineNumber?: number;
-  columnNumber?: number;
-  stack?: string;
-}
+export type ConsoleMessage = ConsoleLine;
 
 /** The longest text, stack or string argument a message keeps; the rest is cut and counted. */
 export const MAX_CONSOLE_CHARS = 32_768;

@@ -48,7 +48,7 @@ export class ConsoleStream {
   constructor(pool: SessionPool, bufferSize: number, bufferBytes = Infinity) {
     this.#bufferSize = bufferSize;
     this.#bufferBytes = bufferBytes;
-    pool.on("attached", (tab: TabSession) => this.#watch(tab));
+    pool.on("attached", (tab) => this.#watch(tab));
   }
 
   /** Console messages dropped for slow subscribers since the hub started. */

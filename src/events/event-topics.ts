@@ -1,4 +1,4 @@
-import type { AgentRecord, AgentRegistry } from "../clients/agent-registry.js";
+import type { AgentRecord, AgentRegistry } from "../agents/agent-registry.js";
 import type { ClientManager, TabEntry } from "../clients/client-manager.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { ConsoleStream } from "./console-stream.js";
@@ -32,11 +32,11 @@ export class EventTopics {
     clients.contexts.on("closed", (clientId, reason) => {
       for (const connection of this.#watchers("clients", clientId)) connection.notify("client.closed", { clientId, reason });
     });
-    clients.on("tabOpened", (entry: TabEntry) => {
+    clients.on("tabOpened", (entry) => {
       const { target, clientId, tabId, url } = entry;
       for (const connection of this.#watchers("tabs", clientId)) connection.notify("tab.opened", { target, clientId, tabId, url });
     });
-    clients.on("tabClosed", (entry: TabEntry, reason: string) => {
+    clients.on("tabClosed", (entry, reason) => {
       const told = new Set([...this.#console.subscribersOf(entry.tabId), ...this.#watchers("tabs", entry.clientId)]);
       for (const connection of told) connection.notify("tab.closed", { target: entry.target, reason });
       this.#console.dropTab(entry.tabId);

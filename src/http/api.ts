@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { v4 as uuidv4 } from "uuid";
+import { formatTarget } from "../target-id.js";
 import { ErrorCode, HubError, isHubError } from "../errors.js";
+import type { MethodName, Params, Result } from "../protocol/types.js";
 import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
@@ -31,14 +33,15 @@ export interface RouteContext {
   match: RegExpMatchArray;
   connection: ConnectionState;
   grant: Grant;
-  call(method: string, params: object): Promise<Record<string, unknown>>;
+  /** Calls a hub method as this request's caller. */
+  call<M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>>;
 }
 
 type Route = [method: string, path: RegExp, handler: (context: RouteContext) => Promise<unknown>];
 
 const STARTED_AT = Date.now();
 
-/** The eval-server compatible HTTP API of PROTOCOL.md section 7, on top of the JSON-RPC methods. */
+/** The eval-server compatible HTTP API of docs/protocol.md section 7, on top of the JSON-RPC methods. */
 export class HttpApi {
   #options: HttpApiOptions;
   #routes: Route[];
@@ -51,7 +54,7 @@ export class HttpApi {
     const target = (body: Record<string, unknown>): { clientId: string; tabId: string; target: string } => {
       const clientId = field(body, "clientId") as string;
       const tabId = field(body, "tabId") as string;
-      return { clientId, tabId, target: `${clientId}:${tabId}` };
+      return { clientId, tabId, target: formatTarget(clientId, tabId) };
     };
     this.#routes = [
       ["GET", /^\/status$/, async ({ grant }) => ({ server: this.#server(grant), clients: services.clients.clients(grant) })],
@@ -99,14 +102,14 @@ export class HttpApi {
       return;
     }
     const route = this.#routes.find(([method, path]) => method === request.method && path.test(url.pathname));
-    if (!route) throw new HttpError(404, 404, `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see PROTOCOL.md section 7`);
+    if (!route) throw new HttpError(404, 404, `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see docs/protocol.md section 7`);
     const grant = this.#authorize(request, url);
     const done = this.#limits.start(grant.key ?? `peer:${request.socket.remoteAddress ?? "unknown"}`);
     try {
       const body = request.method === "POST" ? await readJsonBody(request, this.#options.maxBodyBytes) : {};
       const connection = httpConnection(request, response, grant);
-      const call = async (method: string, params: object): Promise<Record<string, unknown>> =>
-        (await this.#options.router.invoke(method, params, connection)) as Record<string, unknown>;
+      const call = async <M extends MethodName>(method: M, params: Params<M>): Promise<Result<M>> =>
+        (await this.#options.router.invoke(method, params, connection)) as Result<M>;
       const match = url.pathname.match(route[1]) as RegExpMatchArray;
       sendJson(response, 200, await route[2]({ body, match, connection, grant, call }));
     } finally {

@@ -1,5 +1,5 @@
 import { v4 as uuidv4 } from "uuid";
-import type { AgentRecord, AgentRegistry } from "../clients/agent-registry.js";
+import type { AgentRecord, AgentRegistry } from "../agents/agent-registry.js";
 import { ErrorCode } from "../errors.js";
 import { log } from "../log.js";
 import type { HubServices } from "../services.js";
@@ -24,7 +24,7 @@ export async function runResponses(services: HubServices, context: RouteContext)
   if (!agent) throw new HttpError(409, ErrorCode.AGENT_UNAVAILABLE, "no ready agent: connect a DevTools agent to the hub first");
   const url = typeof body.url === "string" ? body.url : "about:blank";
   const opened = await call("tabs.open", { clientId: agent.baseId, url });
-  const target = String(opened.target);
+  const { target } = opened;
   try {
     await readyAgentOn(services.agents, target, waitMs);
     const result = await call("agent.run", { target, input, ...(body.model === undefined ? {} : { model: body.model }) });
@@ -54,8 +54,8 @@ function readyAgentOn(agents: AgentRegistry, target: string, waitMs: number): Pr
   });
 }
 
-function outputText(result: Record<string, unknown>): string {
-  const output = result.output;
+function outputText(result: unknown): string {
+  const output = (result as { output?: unknown } | null)?.output;
   if (typeof output === "string") return output;
   const fields = output as { response?: unknown; text?: unknown } | null | undefined;
   if (typeof fields?.response === "string") return fields.response;

@@ -1,47 +1,35 @@
 import { v4 as uuidv4 } from "uuid";
-import type { AgentRecord } from "../clients/agent-registry.js";
+import type { AgentRecord } from "../agents/agent-registry.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
 import { defineMethod, readyAgent } from "../services.js";
 
-interface AgentRunParams {
-  target: string;
-  input: string | { role: string; content: string }[];
-  tool: string;
-  url?: string;
-  model?: unknown;
-  metadata?: Record<string, unknown>;
-}
-
 /** `agent.run`: runs a task on the tab's agent (its `evaluate`), streaming its status frames as agent.status. */
-export const agentRun = defineMethod<AgentRunParams>({
-  name: "agent.run",
-  async run(params, call) {
-    // The agent may load the URL: the same scheme policy as tabs.open and navigate.
-    if (params.url !== undefined) checkUrlAllowed(params.url, call.services.config);
-    const agent = readyAgent(call, params.target);
-    const requestId = uuidv4();
-    const onStatus = (record: AgentRecord, frame: Record<string, unknown>): void => {
-      const about = frame.requestId ?? frame.evaluationId;
-      if (record !== agent || (about !== undefined && about !== requestId)) return;
-      const { status, progress, message } = frame;
-      call.connection.notify("agent.status", { target: params.target, requestId, status, progress, message });
+export const agentRun = defineMethod("agent.run", { runs: "agent" }, async (params, call) => {
+  // The agent may load the URL: the same scheme policy as tabs.open and navigate.
+  if (params.url !== undefined) checkUrlAllowed(params.url, call.services.config);
+  const agent = readyAgent(call, params.target);
+  const requestId = uuidv4();
+  const onStatus = (record: AgentRecord, frame: Record<string, unknown>): void => {
+    const about = frame.requestId ?? frame.evaluationId;
+    if (record !== agent || (about !== undefined && about !== requestId)) return;
+    const { status, progress, message } = frame;
+    call.connection.notify("agent.status", { target: params.target, requestId, status, progress, message });
+  };
+  call.services.agents.on("status", onStatus);
+  try {
+    const task = {
+      requestId,
+      evaluationId: requestId,
+      name: typeof params.metadata?.name === "string" ? params.metadata.name : "agent.run",
+      url: params.url,
+      tool: params.tool,
+      input: params.input,
+      model: params.model,
+      timeout: call.budget.remainingMs(),
+      metadata: params.metadata ?? {},
     };
-    call.services.agents.on("status", onStatus);
-    try {
-      const task = {
-        requestId,
-        evaluationId: requestId,
-        name: typeof params.metadata?.name === "string" ? params.metadata.name : "agent.run",
-        url: params.url,
-        tool: params.tool,
-        input: params.input,
-        model: params.model,
-        timeout: call.budget.remainingMs(),
-        metadata: params.metadata ?? {},
-      };
-      return (await agent.link.calls.call("evaluate", task, call.budget)) as object;
-    } finally {
-      call.services.agents.off("status", onStatus);
-    }
-  },
+    return (await agent.link.calls.call("evaluate", task, call.budget)) as object;
+  } finally {
+    call.services.agents.off("status", onStatus);
+  }
 });

@@ -1,31 +1,22 @@
 import { HubError } from "../errors.js";
 import { callOnElement, type CallOnOptions, type ElementTarget } from "../runtime/call-on-element.js";
+import type { ValidatedParams } from "../protocol/types.js";
 import { acquireTab, defineMethod } from "../services.js";
-
-interface CallOnParams extends Omit<CallOnOptions, "element"> {
-  target: string;
-  ref?: string;
-  selector?: string;
-  backendNodeId?: number;
-}
 
 const REFERENCES = ["ref", "selector", "backendNodeId"] as const;
 
 /** `callOn`: calls a function on an element (a snapshot ref, a selector or a backendNodeId) or in the page. */
-export const callOn = defineMethod<CallOnParams>({
-  name: "callOn",
-  async run(params, call) {
-    if (!call.services.config.evaluateEnabled) {
-      throw new HubError("FORBIDDEN", "callOn is turned off on this hub (EVALUATE_ENABLED=false)");
-    }
-    const element = pickElement(params);
-    const { tab } = await acquireTab(call, params.target);
-    return callOnElement(tab, { ...params, element, maxSize: params.maxSize ?? call.services.config.maxResultBytes }, call.budget);
-  },
+export const callOn = defineMethod("callOn", { runs: "tab" }, async (params, call) => {
+  if (!call.services.config.evaluateEnabled) {
+    throw new HubError("FORBIDDEN", "callOn is turned off on this hub (EVALUATE_ENABLED=false)");
+  }
+  const element = pickElement(params);
+  const { tab } = await acquireTab(call, params.target);
+  return callOnElement(tab, { ...params, element, maxSize: params.maxSize ?? call.services.config.maxResultBytes }, call.budget);
 });
 
 /** The one element reference of the params, or null; more than one is INVALID_PARAMS. */
-function pickElement(params: CallOnParams): ElementTarget {
+function pickElement(params: ValidatedParams<"callOn">): ElementTarget {
   const given = REFERENCES.filter((name) => params[name] !== undefined);
   if (given.length > 1) {
     const errors = given.map((name) => ({ path: `/${name}`, message: "give only one of ref, selector and backendNodeId" }));

@@ -1,15 +1,8 @@
 import { HubError } from "../errors.js";
 import { defineMethod } from "../services.js";
 
-interface CancelParams {
-  id: string | number;
-}
-
 /** `cancel`: cancels an in-flight request of the same connection, which then answers CANCELLED. */
-export const cancel = defineMethod<CancelParams>({
-  name: "cancel",
-  run(params, call) {
-    const reason = new HubError("CANCELLED", `request ${JSON.stringify(params.id)} was cancelled by the caller`);
-    return Promise.resolve({ cancelled: call.connection.inflight.cancel(params.id, reason) });
-  },
+export const cancel = defineMethod("cancel", { runs: "here" }, (params, call) => {
+  const reason = new HubError("CANCELLED", `request ${JSON.stringify(params.id)} was cancelled by the caller`);
+  return Promise.resolve({ cancelled: call.connection.inflight.cancel(params.id, reason) });
 });

@@ -2,18 +2,11 @@ import { HubError } from "../errors.js";
 import { evaluateInTab, type EvaluateOptions } from "../runtime/evaluate-in-tab.js";
 import { acquireTab, defineMethod } from "../services.js";
 
-interface EvaluateParams extends EvaluateOptions {
-  target: string;
-}
-
 /** `evaluate`: runs JavaScript in the tab's page and returns its (awaited) value. */
-export const evaluate = defineMethod<EvaluateParams>({
-  name: "evaluate",
-  async run(params, call) {
-    if (!call.services.config.evaluateEnabled) {
-      throw new HubError("FORBIDDEN", "evaluate is turned off on this hub (EVALUATE_ENABLED=false)");
-    }
-    const { tab } = await acquireTab(call, params.target);
-    return evaluateInTab(tab, { ...params, maxSize: params.maxSize ?? call.services.config.maxResultBytes }, call.budget);
-  },
+export const evaluate = defineMethod("evaluate", { runs: "tab" }, async (params, call) => {
+  if (!call.services.config.evaluateEnabled) {
+    throw new HubError("FORBIDDEN", "evaluate is turned off on this hub (EVALUATE_ENABLED=false)");
+  }
+  const { tab } = await acquireTab(call, params.target);
+  return evaluateInTab(tab, { ...params, maxSize: params.maxSize ?? call.services.config.maxResultBytes }, call.budget);
 });

@@ -1,16 +1,9 @@
 import type { Topic } from "../events/event-topics.js";
 import { defineMethod } from "../services.js";
 
-interface EventsSubscribeParams {
-  topics: Topic[];
-}
-
 /** `events.subscribe`: tab.opened / tab.closed notifications for every client this connection may see. */
-export const eventsSubscribe = defineMethod<EventsSubscribeParams>({
-  name: "events.subscribe",
-  run(params, call) {
-    const topics = [...new Set(params.topics)];
-    call.services.eventTopics.subscribe(call.connection, topics);
-    return Promise.resolve({ topics });
-  },
+export const eventsSubscribe = defineMethod("events.subscribe", { runs: "here", subscription: "topics" }, (params, call) => {
+  const topics = [...new Set(params.topics)];
+  call.services.eventTopics.subscribe(call.connection, topics);
+  return Promise.resolve({ topics });
 });

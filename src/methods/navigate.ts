@@ -2,22 +2,13 @@ import { navigateTab, type WaitUntil } from "../runtime/navigate-tab.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
 import { acquireTab, defineMethod } from "../services.js";
 
-interface NavigateParams {
-  target: string;
-  url: string;
-  waitUntil: WaitUntil;
-}
-
 /** `navigate`: loads a URL in the tab and answers with where it ended up. */
-export const navigate = defineMethod<NavigateParams>({
-  name: "navigate",
-  async run(params, call) {
-    checkUrlAllowed(params.url, call.services.config);
-    const { tab } = await acquireTab(call, params.target);
-    await navigateTab(tab, params.url, params.waitUntil, call.budget);
-    const { browser } = call.services;
-    const { targetInfo } = await browser.connection().send("Target.getTargetInfo", { targetId: tab.tabId }, { budget: call.budget });
-    browser.notePage(targetInfo);
-    return { url: targetInfo.url, title: targetInfo.title };
-  },
+export const navigate = defineMethod("navigate", { runs: "tab", changesListings: true }, async (params, call) => {
+  checkUrlAllowed(params.url, call.services.config);
+  const { tab } = await acquireTab(call, params.target);
+  await navigateTab(tab, params.url, params.waitUntil, call.budget);
+  const { browser } = call.services;
+  const { targetInfo } = await browser.connection().send("Target.getTargetInfo", { targetId: tab.tabId }, { budget: call.budget });
+  browser.notePage(targetInfo);
+  return { url: targetInfo.url, title: targetInfo.title };
 });

@@ -4,38 +4,23 @@ import { captureScreenshot, type CaptureArea, type CssRect, type ImageFormat } f
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { callOnElement } from "../runtime/call-on-element.js";
+import type { ValidatedParams } from "../protocol/types.js";
 import { acquireTab, defineMethod } from "../services.js";
 
-interface ScreenshotParams {
-  target: string;
-  format: ImageFormat;
-  quality?: number;
-  fullPage: boolean;
-  clip?: CssRect;
-  ref?: string;
-  selector?: string;
-  scale?: number;
-  maxWidth?: number;
-  maxHeight?: number;
-}
-
 /** `screenshot`: the viewport, the whole page, a clip or one element as a png, jpeg or webp image of exact size. */
-export const screenshot = defineMethod<ScreenshotParams>({
-  name: "screenshot",
-  async run(params, call) {
-    const problems = combinationProblems(params);
-    if (problems.length > 0) {
-      const summary = problems.map((p) => `${p.path} ${p.message}`).join("; ");
-      throw new HubError("INVALID_PARAMS", `invalid params for screenshot: ${summary}`, { errors: problems });
-    }
-    const { tab } = await acquireTab(call, params.target);
-    const area = params.ref !== undefined ? await refArea(tab, params.ref, call.budget) : captureArea(params);
-    return captureScreenshot(tab, { ...params, area }, call.services.config.maxScreenshotPixels, call.budget);
-  },
+export const screenshot = defineMethod("screenshot", { runs: "tab" }, async (params, call) => {
+  const problems = combinationProblems(params);
+  if (problems.length > 0) {
+    const summary = problems.map((p) => `${p.path} ${p.message}`).join("; ");
+    throw new HubError("INVALID_PARAMS", `invalid params for screenshot: ${summary}`, { errors: problems });
+  }
+  const { tab } = await acquireTab(call, params.target);
+  const area = params.ref !== undefined ? await refArea(tab, params.ref, call.budget) : captureArea(params);
+  return captureScreenshot(tab, { ...params, area }, call.services.config.maxScreenshotPixels, call.budget);
 });
 
 /** The params that each pass the schema but do not go together. */
-function combinationProblems(params: ScreenshotParams): ParamsProblem[] {
+function combinationProblems(params: ValidatedParams<"screenshot">): ParamsProblem[] {
   const problems: ParamsProblem[] = [];
   const hasElement = params.ref !== undefined || params.selector !== undefined;
   if (params.quality !== undefined && params.format === "png") problems.push({ path: "/quality", message: "applies to jpeg and webp only (png is lossless)" });
@@ -46,7 +31,7 @@ function combinationProblems(params: ScreenshotParams): ParamsProblem[] {
   return problems;
 }
 
-function captureArea(params: ScreenshotParams): CaptureArea {
+function captureArea(params: ValidatedParams<"screenshot">): CaptureArea {
   if (params.selector !== undefined) return { kind: "element", selector: params.selector };
   if (params.clip) return { kind: "clip", clip: params.clip };
   return { kind: params.fullPage ? "fullPage" : "viewport" };

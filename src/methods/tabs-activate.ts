@@ -1,17 +1,10 @@
 import { defineMethod } from "../services.js";
 
-interface TabsActivateParams {
-  target: string;
-}
-
 /** `tabs.activate`: brings the tab to the front. */
-export const tabsActivate = defineMethod<TabsActivateParams>({
-  name: "tabs.activate",
-  async run(params, call) {
-    const { browser, clients } = call.services;
-    const { tabId } = clients.resolve(params.target, call.connection);
-    await browser.connection().send("Target.activateTarget", { targetId: tabId }, { budget: call.budget });
-    clients.activity.activated(tabId);
-    return { activated: true };
-  },
+export const tabsActivate = defineMethod("tabs.activate", { runs: "tab" }, async (params, call) => {
+  const { browser, clients } = call.services;
+  const { tabId } = clients.resolve(params.target, call.connection);
+  await browser.connection().send("Target.activateTarget", { targetId: tabId }, { budget: call.budget });
+  clients.activity.activated(tabId);
+  return { activated: true };
 });

@@ -1,61 +1,51 @@
 import { HubError } from "../errors.js";
-import { formatTarget } from "../clients/target-id.js";
+import { formatTarget } from "../target-id.js";
 import { navigateTab, type WaitUntil } from "../runtime/navigate-tab.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
 import { defineMethod, type HubCall } from "../services.js";
-
-interface TabsOpenParams {
-  clientId?: string;
-  url: string;
-  background: boolean;
-  waitUntil: WaitUntil;
-}
 
 const CLOSE_TIMEOUT_MS = 2_000;
 // How long past the call's budget a Target.createTarget answer is still waited for, to close a tab that came late.
 const LATE_TAB_GRACE_MS = 10_000;
 
 /** `tabs.open`: a new tab for a client, in that client's browser context, loaded to `waitUntil`; a tab whose load fails is closed again. */
-export const tabsOpen = defineMethod<TabsOpenParams>({
-  name: "tabs.open",
-  async run(params, call) {
-    const { browser, clients, pool, config } = call.services;
-    checkUrlAllowed(params.url, config);
-    const clientId = ownerFor(params.clientId, call);
-    const open = clients.tabCount(clientId);
-    if (open >= config.maxTabsPerClient) {
-      throw new HubError("OVERLOADED", `client ${clientId} has ${open} tabs open (MAX_TABS_PER_CLIENT=${config.maxTabsPerClient}); close some with tabs.close first`, { limit: config.maxTabsPerClient });
-    }
-    const direct = params.waitUntil === "none" || params.url === "about:blank";
-    const browserContextId = await clients.contexts.acquire(clientId, call.budget);
-    const connection = browser.connection();
-    // Chrome makes the tab even when the call ends first: the command outlives the budget, so a late tab is closed.
-    const creating = connection.send(
-      "Target.createTarget",
-      { url: direct ? params.url : "about:blank", background: params.background, ...(browserContextId === undefined ? {} : { browserContextId }) },
-      { timeoutMs: call.budget.remainingMs() + LATE_TAB_GRACE_MS },
-    );
-    let targetId: string;
-    try {
-      targetId = (await call.budget.race(creating)).targetId;
-    } catch (error) {
-      void creating.then(({ targetId: late }) => browser.closePage(late, AbortSignal.timeout(CLOSE_TIMEOUT_MS))).catch(() => {});
-      throw error;
-    }
-    try {
-      if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params.url, params.waitUntil, call.budget);
-      const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { budget: call.budget });
-      browser.notePage(targetInfo);
-      if (!params.background) clients.activity.activated(targetId);
-      return { target: formatTarget(clientId, targetId), clientId, tabId: targetId, url: targetInfo.url };
-    } catch (error) {
-      // closePage re-sends the close that Chrome drops while the page is still navigating, as it often is here.
-      // Within the budget the answer waits for it, so the caller's next tabs.list no longer shows the tab.
-      const closing = browser.closePage(targetId, AbortSignal.timeout(CLOSE_TIMEOUT_MS)).catch(() => {});
-      if (!call.budget.isOver) await call.budget.race(closing).catch(() => {});
-      throw error;
-    }
-  },
+export const tabsOpen = defineMethod("tabs.open", { runs: "here", changesListings: true }, async (params, call) => {
+  const { browser, clients, pool, config } = call.services;
+  checkUrlAllowed(params.url, config);
+  const clientId = ownerFor(params.clientId, call);
+  const open = clients.tabCount(clientId);
+  if (open >= config.maxTabsPerClient) {
+    throw new HubError("OVERLOADED", `client ${clientId} has ${open} tabs open (MAX_TABS_PER_CLIENT=${config.maxTabsPerClient}); close some with tabs.close first`, { limit: config.maxTabsPerClient });
+  }
+  const direct = params.waitUntil === "none" || params.url === "about:blank";
+  const browserContextId = await clients.contexts.acquire(clientId, call.budget);
+  const connection = browser.connection();
+  // Chrome makes the tab even when the call ends first: the command outlives the budget, so a late tab is closed.
+  const creating = connection.send(
+    "Target.createTarget",
+    { url: direct ? params.url : "about:blank", background: params.background, ...(browserContextId === undefined ? {} : { browserContextId }) },
+    { timeoutMs: call.budget.remainingMs() + LATE_TAB_GRACE_MS },
+  );
+  let targetId: string;
+  try {
+    targetId = (await call.budget.race(creating)).targetId;
+  } catch (error) {
+    void creating.then(({ targetId: late }) => browser.closePage(late, AbortSignal.timeout(CLOSE_TIMEOUT_MS))).catch(() => {});
+    throw error;
+  }
+  try {
+    if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params.url, params.waitUntil, call.budget);
+    const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { budget: call.budget });
+    browser.notePage(targetInfo);
+    if (!params.background) clients.activity.activated(targetId);
+    return { target: formatTarget(clientId, targetId), clientId, tabId: targetId, url: targetInfo.url };
+  } catch (error) {
+    // closePage re-sends the close that Chrome drops while the page is still navigating, as it often is here.
+    // Within the budget the answer waits for it, so the caller's next tabs.list no longer shows the tab.
+    const closing = browser.closePage(targetId, AbortSignal.timeout(CLOSE_TIMEOUT_MS)).catch(() => {});
+    if (!call.budget.isOver) await call.budget.race(closing).catch(() => {});
+    throw error;
+  }
 });
 
 /** The client the new tab belongs to: the one asked for, else a scoped token's first client, else the default. */

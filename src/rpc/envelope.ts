@@ -39,7 +39,7 @@ export function errorResponse(id: JsonRpcId, code: number, message: string, data
   return { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
-/** Parses a frame and classifies it by JSON-RPC 2.0's rules, batches included (PROTOCOL.md section 4). */
+/** Parses a frame and classifies it by JSON-RPC 2.0's rules, batches included (docs/protocol.md section 4). */
 export function parseFrame(text: string, options: EnvelopeOptions): Envelope {
   let value: unknown;
   try {
@@ -72,7 +72,7 @@ export function classify(value: unknown, options: EnvelopeOptions): RequestItem 
   const hasId = "id" in request;
   if (hasId && !isId(request.id)) return invalid(null, "id must be a string, a number or null");
   const id = hasId ? (request.id as JsonRpcId) : null;
-  // PROTOCOL.md 6.7: the DevTools client's requests (id and method) may lack "jsonrpc"; notifications may not.
+  // docs/protocol.md 6.7: the DevTools client's requests (id and method) may lack "jsonrpc"; notifications may not.
   const versionOk = request.jsonrpc === "2.0" || (options.allowMissingVersion && request.jsonrpc === undefined && hasId);
   if (!versionOk) return invalid(id, 'jsonrpc must be "2.0"');
   if (typeof request.method !== "string") return invalid(id, "method must be a string");

@@ -1,4 +1,5 @@
 import type { Budget } from "../budget.js";
+import type { NotificationName, Notifications } from "../protocol/types.js";
 import type { JsonRpcId } from "./envelope.js";
 import type { InflightTable } from "./inflight.js";
 
@@ -13,8 +14,8 @@ export interface ConnectionState {
   inflight: InflightTable;
   /** Aborts when the connection closes, so what it subscribed to can be freed. */
   closed: AbortSignal;
-  /** Sends a notification; false when it was dropped because the peer reads too slowly. */
-  notify(method: string, params: object): boolean;
+  /** Sends a notification of the protocol; false when it was dropped because the peer reads too slowly. */
+  notify<N extends NotificationName>(method: N, params: Notifications[N]): boolean;
 }
 
 /** Everything a method handler gets besides its params. */
@@ -25,8 +26,32 @@ export interface CallContext<S> {
   id: JsonRpcId | undefined;
 }
 
-/** One JSON-RPC method: its name and its handler, which gets params already validated and defaulted. */
-export interface MethodDefinition<S, P extends object = object> {
+/** What a method is, besides what it does: read by the cluster, the HTTP routes and the docs instead of name tables. */
+export interface MethodTraits {
+  /**
+   * Where a call runs when the hub is a cluster: on the instance whose Chrome holds its target tab (`tab`), the one
+   * its target agent is connected to (`agent`), the one that holds the subscription it names (`subscription`), or
+   * the one it came in on (`here`).
+   */
+  runs: "tab" | "agent" | "subscription" | "here";
+  /** It opens, closes or moves tabs: the cluster rewrites this instance's listing before it answers. */
+  changesListings?: boolean;
+  /**
+   * It opens a subscription whose notifications reach the connection until it closes (`opens`, its result has a
+   * subscriptionId), ends one (`closes`), or sets the connection's event topics (`topics`, its result has topics).
+   */
+  subscription?: "opens" | "closes" | "topics";
+}
+
+/** One JSON-RPC method: its name, its traits and its handler, which gets params already validated and defaulted. */
+export interface MethodDefinition<S, P extends object = object, R = unknown> {
   name: string;
-  run(params: P, call: CallContext<S>): Promise<object>;
+  traits: MethodTraits;
+  // A method, not a property, so that a definition with narrower params is still a MethodDefinition<S>.
+  run(params: P, call: CallContext<S>): Promise<R>;
+}
+
+/** Passes on a notification another hub instance sent for this connection: the same code made it there. */
+export function relayNotification(connection: ConnectionState, method: string, params: object): boolean {
+  return connection.notify(method as NotificationName, params as Notifications[NotificationName]);
 }

@@ -30,7 +30,7 @@ export interface CallObserver {
   answered(method: string, outcome: string, seconds: number): void;
 }
 
-// A handler that overruns its budget is answered anyway this long after the deadline (PROTOCOL.md allows 250 ms).
+// A handler that overruns its budget is answered anyway this long after the deadline (docs/protocol.md allows 250 ms).
 const ANSWER_GRACE_MS = 220;
 const CODE_NAMES = new Map<number, ErrorName>(Object.entries(ErrorCode).map(([name, code]) => [code, name as ErrorName]));
 

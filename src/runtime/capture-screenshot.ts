@@ -2,10 +2,12 @@ import type { Protocol } from "devtools-protocol";
 import type { Budget } from "../budget.js";
 import { ProtocolError } from "../cdp/callback-registry.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import type { Result } from "../protocol/types.js";
 import { HubError } from "../errors.js";
 import { withCaptureLock } from "./capture-lock.js";
 import { runHubScript } from "./hub-script.js";
 import { imageSizeOfBase64 } from "./image-size.js";
+import { isContextGone, protocolFailureOf } from "../cdp/protocol-errors.js";
 
 /** An image format Chrome encodes screenshots in. */
 export type ImageFormat = "png" | "jpeg" | "webp";
@@ -35,14 +37,8 @@ export interface ScreenshotOptions {
   maxHeight?: number;
 }
 
-/** The result of `screenshot`: the base64 image and its true pixel size. */
-export interface ScreenshotResult {
-  format: ImageFormat;
-  mimeType: string;
-  data: string;
-  width: number;
-  height: number;
-}
+/** What screenshot answers. */
+export type ScreenshotResult = Result<"screenshot">;
 
 /** What the page reports about itself before a capture, in CSS pixels. */
 interface PageGeometry {
@@ -51,14 +47,12 @@ interface PageGeometry {
   element: CssRect | null;
 }
 
-const MIME_TYPES: Readonly<Record<ImageFormat, string>> = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp" };
+const MIME_TYPES = { png: "image/png", jpeg: "image/jpeg", webp: "image/webp" } as const satisfies Record<ImageFormat, string>;
 /** Chrome's own default, made explicit so that the description can promise it. */
 const DEFAULT_QUALITY = 80;
 // Layout arithmetic leaves float noise (237.00000001); without this slack an edge would grow by a whole pixel.
 const EDGE_SLACK_PX = 1e-6;
-const UNCAPTURABLE = /: Unable to capture screenshot$/;
 const MAX_CAPTURES = 3;
-const NAVIGATED = /Execution context was destroyed|Inspected target navigated or closed|Cannot find context with specified id/;
 
 /**
  * Captures an area of the tab's page; the returned width and height are the exact pixel size of the image. The
@@ -121,7 +115,7 @@ export async function captureImage(
       return (await tab.send("Page.captureScreenshot", params, { budget })).data;
     } catch (error) {
       if (tab.cdp.closedBy) throw tab.cdp.closedBy;
-      if (!(error instanceof ProtocolError) || !UNCAPTURABLE.test(error.message)) throw error;
+      if (!(error instanceof ProtocolError) || protocolFailureOf(error) !== "uncapturable") throw error;
       if (captures >= MAX_CAPTURES) {
         throw new HubError("PAGE_NAVIGATED", `Chrome could not capture the page ${MAX_CAPTURES} times ("Unable to capture screenshot", as while a tab replaces its document); take it again`);
       }
@@ -217,8 +211,7 @@ function probeFailure(selector: string | null, details: Protocol.Runtime.Excepti
 
 function asNavigated(tab: TabSession, error: unknown): unknown {
   if (tab.cdp.closedBy) return tab.cdp.closedBy;
-  const message = error instanceof Error ? error.message : String(error);
-  if (!NAVIGATED.test(message)) return error;
+  if (!isContextGone(error)) return error;
   return new HubError("PAGE_NAVIGATED", "the page navigated or reloaded while the screenshot was being measured; take it again");
 }
 

@@ -5,11 +5,11 @@ import { consoleLevel, consoleText } from "./console-text.js";
 import type { EvaluateResult } from "./remote-value.js";
 import { stoppedForAnotherCall, wasTerminated } from "./hub-script.js";
 import { stopRunaway } from "./runaway-watch.js";
+import { isContextGone } from "../cdp/protocol-errors.js";
 
 type ConsoleEntry = NonNullable<EvaluateResult["console"]>[number];
 
 const MAX_CAPTURED_MESSAGES = 1_000;
-const NAVIGATED = /Inspected target navigated or closed|Execution context was destroyed|Cannot find context with specified id/;
 
 let groupCounter = 0;
 
@@ -71,8 +71,7 @@ async function explainFailure(tab: TabSession, budget: Budget, error: unknown, s
   }
   if (isHubError(error)) return error;
   if (wasTerminated(error, stoppedMeanwhile)) return stoppedForAnotherCall("the page's script");
-  const message = error instanceof Error ? error.message : String(error);
-  if (NAVIGATED.test(message)) return tab.cdp.isClosed ? tab.cdp.closedBy : pageNavigated();
+  if (isContextGone(error)) return tab.cdp.isClosed ? tab.cdp.closedBy : pageNavigated();
   return error;
 }
 

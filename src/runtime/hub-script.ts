@@ -1,10 +1,7 @@
 import { ProtocolError } from "../cdp/callback-registry.js";
 import { HubError } from "../errors.js";
+import { protocolFailureOf } from "../cdp/protocol-errors.js";
 
-// Chrome's answers for a script that Runtime.terminateExecution stopped: this one without awaitPromise, and "Internal
-// error" (which other failures share) with it. Measured on Chromium 156.
-const TERMINATED = /: Execution was terminated$/;
-const TERMINATED_AWAITING = /: Internal error$/;
 // Each stop needs the runaway watch to find the page busy for 100 ms, so this is a page stopped again and again.
 const MAX_RUNS = 10;
 
@@ -14,10 +11,12 @@ const MAX_RUNS = 10;
  */
 export function wasTerminated(error: unknown, stoppedMeanwhile: boolean): boolean {
   if (!(error instanceof ProtocolError)) return false;
-  return TERMINATED.test(error.message) || (stoppedMeanwhile && TERMINATED_AWAITING.test(error.message));
+  // Chrome says "Execution was terminated" without awaitPromise, and "Internal error" (which others share) with it.
+  const failure = protocolFailureOf(error);
+  return failure === "terminated" || (stoppedMeanwhile && failure === "internal-error");
 }
 
-/** The answer for a call whose script the hub stopped for another call's sake (PROTOCOL.md: TerminatedError). */
+/** The answer for a call whose script the hub stopped for another call's sake (docs/protocol.md: TerminatedError). */
 export function stoppedForAnotherCall(what: string): HubError {
   const why = `${what} was stopped before it finished: another call on this tab ran past its budget or was cancelled, and the hub stopped the script running then; run it again`;
   return new HubError("EVALUATION_FAILED", why, { name: "TerminatedError", message: why });

@@ -5,6 +5,7 @@ import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import { IframeReader, readFrame, type ContentFormat, type FrameDocument } from "./frame-content.js";
 import { cutUtf8 } from "./utf8-cut.js";
+import { protocolFailureOf } from "../cdp/protocol-errors.js";
 
 /** The params of `content` once validated and defaulted (maxSize: the caller's, else MAX_RESULT_BYTES). */
 export interface ContentOptions {
@@ -21,7 +22,6 @@ export interface ContentResult {
   truncated?: true;
 }
 
-const NAVIGATED = /Execution context was destroyed|Cannot find context with specified id|No frame for given id found|Inspected target navigated or closed/;
 
 /** Reads the tab's main document (and, on request, every iframe's) as HTML or text; a navigation meanwhile is PAGE_NAVIGATED. */
 export async function readPageContent(
@@ -41,7 +41,8 @@ export async function readPageContent(
     return { format: options.format, ...cut, length: cut.length + cutBytes, ...(cutBytes > 0 ? { truncated: true as const } : {}) };
   } catch (error) {
     if (navigation.signal.aborted && !budget.isOver) throw pageNavigated();
-    if (error instanceof ProtocolError && NAVIGATED.test(error.message)) throw pageNavigated();
+    const failure = protocolFailureOf(error);
+    if (error instanceof ProtocolError && (failure === "context-gone" || failure === "frame-gone")) throw pageNavigated();
     throw error;
   } finally {
     stopWatching();

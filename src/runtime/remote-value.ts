@@ -3,19 +3,11 @@ import type { Protocol } from "devtools-protocol";
 import { HubError } from "../errors.js";
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import type { EvaluateResult } from "../protocol/types.js";
 import { exceptionToError } from "./exception.js";
 import { cutUtf8, UTF8_LENGTH_IN_PAGE } from "./utf8-cut.js";
 
-/** The result of `evaluate` and `callOn` (PROTOCOL.md section 5, "Running JavaScript"). */
-export interface EvaluateResult {
-  type: string;
-  subtype?: string;
-  value?: unknown;
-  unserializableValue?: string;
-  description?: string;
-  console?: { level: string; text: string; timestamp: number }[];
-  truncated?: true;
-}
+export type { EvaluateResult };
 
 /** What reading a remote value needs: the tab, the call's budget, the object group to release, and options. */
 export interface ReadContext {

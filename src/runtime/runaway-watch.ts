@@ -1,14 +1,12 @@
 import type { TabSession } from "../cdp/tab-session.js";
 import { isHubError } from "../errors.js";
+import { protocolFailureOf } from "../cdp/protocol-errors.js";
 
 const PROBE_TIMEOUT_MS = 100;
 // A terminateExecution not answered by then means the renderer is hung; the pool then gives the tab up.
 const TERMINATE_TIMEOUT_MS = 5_000;
 // Each round is a probe (at most PROBE_TIMEOUT_MS when the page is busy) and maybe a terminate: about 10 s in all.
 const MAX_ROUNDS = 100;
-
-// Chrome's answers while the page is between two documents.
-const NAVIGATING = /Inspected target navigated or closed|Execution context was destroyed|Cannot find context with specified id|Not attached to an active page/;
 
 interface Waiter {
   ticket: number;
@@ -79,7 +77,8 @@ class RunawayWatch {
       return "idle";
     } catch (error) {
       if (isHubError(error, "TIMEOUT")) return "busy";
-      return NAVIGATING.test(String(error)) ? "between-documents" : "idle";
+      const failure = protocolFailureOf(error);
+      return failure === "context-gone" || failure === "not-attached" ? "between-documents" : "idle";
     }
   }
 

@@ -11,7 +11,7 @@ export interface SnapshotOptions {
   maxDepth?: number;
 }
 
-/** The result of `snapshot` (PROTOCOL.md section 5, "Page structure and capture"). */
+/** The result of `snapshot` (docs/protocol.md section 5, "Page structure and capture"). */
 export interface Snapshot {
   snapshotId: string;
   url: string;

@@ -5,7 +5,7 @@ import { log } from "../log.js";
 import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
-import { TickCork } from "./tick-cork.js";
+import { TickCork } from "../tick-cork.js";
 
 // How often a peer whose reading is paused is checked for room again.
 const DRAIN_POLL_MS = 20;

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import AjvModule from "ajv";
 import { expect } from "chai";
-import { METHOD_NAMES } from "../../src/client/methods.js";
-import { ErrorCode } from "../../src/errors.js";
 import { METHODS } from "../../src/methods/index.js";
+import { METHOD_NAMES, NOTIFICATION_NAMES } from "../../src/protocol/types.js";
+import { ErrorCode } from "../../src/errors.js";
 import { loadOpenRpc, ParamsValidator } from "../../src/rpc/params-validator.js";
 
 const Ajv = AjvModule.default;
@@ -26,6 +26,7 @@ interface DocMethod {
 const doc = loadOpenRpc() as unknown as {
   openrpc: string;
   methods: DocMethod[];
+  "x-notifications": { name: string; summary: string; "x-sentBy": string[]; params: object }[];
   components: { schemas: Record<string, object>; errors: Record<string, { code: number; message: string }> };
 };
 
@@ -34,8 +35,9 @@ describe("contract: protocol/tabwire.openrpc.json against the handlers and the e
     expect(doc.openrpc).to.match(/^1\./);
   });
 
-  it("describes exactly the methods the hub serves", () => {
-    expect(doc.methods.map((m) => m.name).sort()).to.deep.equal(METHODS.map((m) => m.name).sort());
+  it("describes exactly the methods the hub serves, each under its own name", () => {
+    expect(Object.keys(METHODS).sort()).to.deep.equal(doc.methods.map((m) => m.name).sort());
+    for (const [name, method] of Object.entries(METHODS)) expect(method.name).to.equal(name);
   });
 
   it("has the error table of src/errors.ts, name for name and code for code", () => {
@@ -66,8 +68,9 @@ describe("contract: protocol/tabwire.openrpc.json against the handlers and the e
     }
   });
 
-  it("the TypeScript client knows exactly the methods of the document", () => {
-    expect([...METHOD_NAMES].sort()).to.deep.equal(doc.methods.map((m) => m.name).sort());
+  it("the generated names are the document's methods and notifications", () => {
+    expect([...METHOD_NAMES]).to.deep.equal(doc.methods.map((m) => m.name));
+    expect([...NOTIFICATION_NAMES]).to.deep.equal(doc["x-notifications"].map((n) => n.name));
   });
 
   it("bounds every array a method takes with maxItems, so no request's errors grow with its size", () => {

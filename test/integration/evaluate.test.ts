@@ -160,7 +160,7 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
   });
 
-  describe("the rest of PROTOCOL.md's evaluate", () => {
+  describe("the rest of docs/protocol.md's evaluate", () => {
     it("var and window globals persist on purpose; isolate false shares let", async () => {
       await run("var kept = 5; window.alsoKept = 6");
       expect((await run("kept + alsoKept")).value).to.equal(11);

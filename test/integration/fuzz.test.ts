@@ -113,7 +113,7 @@ function rawCall(ws: WebSocket, id: string, method: string, params: object): Pro
   });
 }
 
-describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed and random frames (PROTOCOL.md sections 4 and 9)`, function () {
+describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed and random frames (docs/protocol.md sections 4 and 9)`, function () {
   this.timeout(240_000);
   let hub: Hub;
   let control: ControlClient;

@@ -13,7 +13,7 @@ interface Reply {
   headers: Headers;
 }
 
-describe("HTTP API of PROTOCOL.md section 7 (real hub, real Chromium)", function () {
+describe("HTTP API of docs/protocol.md section 7 (real hub, real Chromium)", function () {
   this.timeout(40_000);
   let hub: Hub;
   let rpc: TabwireClient;

@@ -20,7 +20,7 @@ async function nothingOwedFor(client: TestRpcClient, text: string): Promise<bool
   return next.id === "after";
 }
 
-describe("JSON-RPC rules of PROTOCOL.md section 4 on /rpc (exact responses)", () => {
+describe("JSON-RPC rules of docs/protocol.md section 4 on /rpc (exact responses)", () => {
   let hub: Hub;
   let client: TestRpcClient;
 

@@ -16,7 +16,7 @@ const WRONG = "full-token-aaaaaaab";
 const FORBIDDEN = -32007;
 const TARGET_NOT_FOUND = -32002;
 
-/** The routes of PROTOCOL.md section 7 that need a token (all but GET /health). */
+/** The routes of docs/protocol.md section 7 that need a token (all but GET /health). */
 const HTTP_ROUTES: readonly [string, string][] = [
   ["GET", "/status"],
   ["GET", "/clients"],

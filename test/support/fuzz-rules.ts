@@ -56,7 +56,7 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** The error codes of PROTOCOL.md section 8 that the fuzzer names. */
+/** The error codes of docs/protocol.md section 8 that the fuzzer names. */
 export const CODES = {
   PARSE_ERROR: -32700,
   INVALID_REQUEST: -32600,

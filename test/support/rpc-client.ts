@@ -1,5 +1,6 @@
 import WebSocket from "ws";
 import { TabwireError } from "../../src/client/index.js";
+import { checkNotification, checkResult } from "./wire-contract.js";
 
 /** A JSON-RPC error answered by the hub, as tests see it. */
 export class RpcError extends Error {
@@ -38,7 +39,7 @@ export class TestRpcClient {
   #nextId = 1;
   #frames: unknown[] = [];
   #waiters: ((frame: unknown) => void)[] = [];
-  #pending = new Map<string | number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  #pending = new Map<string | number, { method: string; resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   #listeners: ((method: string, params: Record<string, unknown>) => void)[] = [];
 
   private constructor(ws: WebSocket) {
@@ -69,7 +70,7 @@ export class TestRpcClient {
   call<T = Record<string, unknown>>(method: string, params?: object, id?: string | number): Promise<T> {
     const requestId = id ?? this.#nextId++;
     return new Promise((resolve, reject) => {
-      this.#pending.set(requestId, { resolve: resolve as (v: unknown) => void, reject });
+      this.#pending.set(requestId, { method, resolve: resolve as (v: unknown) => void, reject });
       this.ws.send(JSON.stringify({ jsonrpc: "2.0", id: requestId, method, ...(params ? { params } : {}) }));
     });
   }
@@ -122,10 +123,14 @@ export class TestRpcClient {
     if (pending && response.id !== undefined && response.id !== null) {
       this.#pending.delete(response.id);
       if (response.error) pending.reject(new RpcError(response.error.code, response.error.message, response.error.data));
-      else pending.resolve(response.result);
+      else {
+        checkResult(pending.method, response.result);
+        pending.resolve(response.result);
+      }
       return;
     }
     const notification = frame as { method?: string; id?: unknown; params?: Record<string, unknown> };
+    if (typeof notification.method === "string" && notification.id === undefined) checkNotification(notification.method, notification.params);
     if (this.#listeners.length > 0 && typeof notification.method === "string" && notification.id === undefined) {
       for (const listener of this.#listeners) listener(notification.method, notification.params ?? {});
       return;

@@ -159,7 +159,7 @@ function unorderedMismatch(expected: readonly unknown[], actual: readonly unknow
 }
 
 /**
- * Whether the agent endpoint would take a frame as agent protocol rather than JSON-RPC (PROTOCOL.md section 6): an
+ * Whether the agent endpoint would take a frame as agent protocol rather than JSON-RPC (docs/protocol.md section 6): an
  * object with a string `type` is a control frame, and an object with `result` or `error` but no `method` is an answer
  * to one of the hub's calls.
  */
@@ -247,7 +247,7 @@ export class FrameSocket {
   }
 }
 
-/** Opens an agent socket and does the handshake of PROTOCOL.md section 6: welcome, register, registration_ack, ready. */
+/** Opens an agent socket and does the handshake of docs/protocol.md section 6: welcome, register, registration_ack, ready. */
 export async function openAgentSocket(url: string, clientId: string): Promise<FrameSocket> {
   const socket = await FrameSocket.open(url);
   await socket.expectFrame((frame) => frame.type === "welcome", "welcome");

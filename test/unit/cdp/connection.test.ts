@@ -92,7 +92,7 @@ describe("CdpConnection over the pipe", () => {
     const { chrome, connection } = fakeChrome(1024);
     const pending = connection.send("Browser.getVersion").catch((e: unknown) => e);
     await chrome.received(1);
-    const disconnected = new Promise((resolve) => connection.once("disconnected", resolve));
+    const disconnected = new Promise<void>((resolve) => connection.once("disconnected", resolve));
     chrome.hangUp();
     await disconnected;
     expect(await pending).to.include({ errorName: "BROWSER_UNAVAILABLE" });

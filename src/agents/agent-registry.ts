@@ -24,12 +24,19 @@ export interface AgentRecord {
   link: AgentLink;
 }
 
+/** What AgentRegistry tells its listeners: an agent came, got ready or went, or sent a status frame of a running task. */
+export interface AgentRegistryEvents {
+  connected: [agent: AgentRecord];
+  ready: [agent: AgentRecord];
+  disconnected: [agent: AgentRecord];
+  status: [agent: AgentRecord, frame: Record<string, unknown>];
+}
+
 /**
  * The agents connected now, by composite id. A tab that registers again replaces its old connection at once, and
- * the old socket's late close never removes the new one. Emits `connected`, `ready` and `disconnected` (AgentRecord),
- * and `status` (AgentRecord, frame) for the progress frames of a running task.
+ * the old socket's late close never removes the new one.
  */
-export class AgentRegistry extends EventEmitter {
+export class AgentRegistry extends EventEmitter<AgentRegistryEvents> {
   #byId = new Map<string, AgentRecord>();
 
   constructor() {
@@ -60,6 +67,11 @@ export class AgentRegistry extends EventEmitter {
     if (this.#byId.get(record.clientId) !== record) return;
     this.#byId.delete(record.clientId);
     this.emit("disconnected", record);
+  }
+
+  /** Passes on a status frame of a registered agent's running task. */
+  reportStatus(record: AgentRecord, frame: Record<string, unknown>): void {
+    this.emit("status", record, frame);
   }
 
   /** The agent registered as this composite id. */

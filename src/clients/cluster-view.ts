@@ -1,6 +1,6 @@
 import type { Budget } from "../budget.js";
-import type { AgentState } from "../clients/agent-registry.js";
-import type { Caller, ClientEntry, TabEntry } from "../clients/client-manager.js";
+import type { AgentState } from "../agents/agent-registry.js";
+import type { Caller, ClientEntry, TabEntry } from "./client-manager.js";
 
 /** An agent connected to another instance, as that instance listed it (the fields of an AgentRecord that travel). */
 export interface RemoteAgent {

@@ -3,7 +3,7 @@ import { MAX_FRAME_DEPTH, tooDeep } from "../rpc/nesting.js";
 import type { Authenticator, Grant } from "../transport/auth.js";
 import { AgentCalls } from "./agent-calls.js";
 import type { AgentRecord, AgentRegistry } from "./agent-registry.js";
-import { formatTarget, ID_PATTERN } from "./target-id.js";
+import { formatTarget, ID_PATTERN } from "../target-id.js";
 
 /** What the agent protocol needs of the socket it runs on. */
 export interface AgentSocket {
@@ -34,7 +34,7 @@ const POLICY_VIOLATION = 1008;
 let connections = 0;
 
 /**
- * The Browser Operator agent wire protocol on one socket (PROTOCOL.md section 6): welcome, register with its
+ * The Browser Operator agent wire protocol on one socket (docs/protocol.md section 6): welcome, register with its
  * authentication, registration_ack, ready, ping/pong; status frames are handed to `onStatus`.
  */
 export class AgentHandshake {
@@ -79,7 +79,7 @@ export class AgentHandshake {
       case "ping":
         return this.#socket.sendFrame({ type: "pong", timestamp: Date.now() });
       case "status":
-        if (this.#record) this.#options.registry.emit("status", this.#record, frame);
+        if (this.#record) this.#options.registry.reportStatus(this.#record, frame);
         return;
       default:
         this.#socket.sendFrame({ type: "error", message: `unknown frame type ${JSON.stringify(String(frame.type).slice(0, 50))}` });

@@ -1,8 +1,7 @@
-import { ID_PATTERN } from "../config-values.js";
-import { HubError } from "../errors.js";
+import { HubError } from "./errors.js";
 
 /** The characters and length every client and tab id must have (no `/`, `..` or `:` inside). */
-export { ID_PATTERN };
+export const ID_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 
 /** A parsed composite target `clientId:tabId`. */
 export interface TargetId {

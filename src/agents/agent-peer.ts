@@ -1,8 +1,8 @@
 import type WebSocket from "ws";
-import { AgentHandshake, type AgentHandshakeOptions } from "../clients/agent-handshake.js";
+import { AgentHandshake, type AgentHandshakeOptions } from "./agent-handshake.js";
 import type { Router } from "../rpc/router.js";
-import { RegistrationGuard } from "./registration-guard.js";
-import { RpcPeer } from "./rpc-peer.js";
+import { RegistrationGuard } from "../transport/registration-guard.js";
+import { RpcPeer } from "../transport/rpc-peer.js";
 
 /** What an agent connection needs besides its socket. */
 export interface AgentPeerOptions<S> extends AgentHandshakeOptions {

@@ -1,0 +1,49 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { expect } from "chai";
+import { INDEX_PATH, methodsIndex } from "../../scripts/protocol/methods-index.js";
+import { readDocument } from "../../scripts/protocol/openrpc-document.js";
+import { protocolTypes, TYPES_PATH } from "../../scripts/protocol/protocol-types.js";
+import { REFERENCE_PATH, referenceMarkdown } from "../../scripts/protocol/reference-markdown.js";
+import { METHODS } from "../../src/methods/index.js";
+
+const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const doc = readDocument(ROOT);
+
+function onDisk(file: string): string {
+  return readFileSync(`${ROOT}/${file}`, "utf8");
+}
+
+describe("contract: what is generated from the OpenRPC document is in step with it", () => {
+  for (const [file, generate] of [[TYPES_PATH, protocolTypes], [INDEX_PATH, methodsIndex]] as const) {
+    it(`${file} is what npm run gen writes from the document`, () => {
+      expect(onDisk(file) === generate(doc), `${file} differs from the document: run npm run gen`).to.equal(true);
+    });
+  }
+
+  it(`${REFERENCE_PATH} is what npm run gen writes from the document and the methods' traits`, () => {
+    const generated = referenceMarkdown(doc, (name) => METHODS[name as keyof typeof METHODS].traits);
+    expect(onDisk(REFERENCE_PATH) === generated, `${REFERENCE_PATH} differs from the document: run npm run gen`).to.equal(true);
+  });
+
+  it("each method's traits fit its params and result", () => {
+    for (const method of doc.methods) {
+      const { traits } = METHODS[method.name as keyof typeof METHODS];
+      const param = (name: string): boolean => method.params.some((p) => p.name === name && p.required === true);
+      const answers = (name: string): boolean => JSON.stringify(method.result.schema).includes(`"${name}"`);
+      if (traits.runs === "tab" || traits.runs === "agent") expect(param("target"), `${method.name} runs on its target`).to.equal(true);
+      if (traits.runs === "subscription") expect(param("subscriptionId"), `${method.name} runs where its subscription is`).to.equal(true);
+      if (traits.subscription === "opens") expect(answers("subscriptionId"), `${method.name} opens a subscription`).to.equal(true);
+      if (traits.subscription === "topics") expect(answers("topics"), `${method.name} sets topics`).to.equal(true);
+    }
+  });
+
+  it("every notification says what it is and which methods make the hub send it", () => {
+    const methods = new Set(doc.methods.map((method) => method.name));
+    for (const note of doc["x-notifications"]) {
+      expect(note.summary, note.name).to.be.a("string").and.not.equal("");
+      expect(note["x-sentBy"].filter((name) => !methods.has(name)), note.name).to.deep.equal([]);
+      expect(note["x-sentBy"], note.name).to.not.be.empty;
+    }
+  });
+});
