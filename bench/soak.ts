@@ -1,5 +1,5 @@
 // The one-hour soak: a hub child process under a steady mix of calls, tab cycles, console streams, agent tasks and
-// short-lived connections, sampled as it goes; its table goes in the README. Run it without npm as
+// short-lived connections, sampled as it goes; its table goes in bench/README.md. Run it without npm as
 //   npm run build && node dist/bench/soak.js --minutes 60
 // (or `npm run soak`, 60 minutes by default). It exits 1 when a call went unanswered, anything failed or the hub
 // printed a warning. test/integration/soak.test.ts runs it for 24 s.
