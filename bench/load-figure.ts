@@ -85,7 +85,8 @@ export async function loadFigures(hubUrl: string, hubPid: number, inspectorUrl: 
 }
 
 /** Memory per connection from two footprints: RSS always, the live heap when it was read. */
-function perConnection(what: string, before: Footprint, after: Footprint, count: number): LoadFigure[] {
+function perConnection(what: string, before: Footprint, after: Footprint & { count: number }): LoadFigure[] {
+  const { count } = after;
   const rss = { name: `hub memory per ${what} (RSS with them minus at rest, / count)`, value: (after.rssKb - before.rssKb) / count, unit: "KB" };
   if (Number.isNaN(after.liveHeapBytes)) return [rss];
   return [rss, { name: `hub live heap per ${what} (after GC)`, value: (after.liveHeapBytes - before.liveHeapBytes) / count / 1024, unit: "KB" }];
@@ -158,7 +159,7 @@ async function idleAgentFigures(hubUrl: string, footprint: FootprintReader, rest
     return [
       { name: `${IDLE_AGENTS} agents connected, registered and ready (${OPEN_BATCH} at a time)`, value: registeredMs / 1000, unit: "s" },
       { name: `hub RSS with ${IDLE_AGENTS} idle agents`, value: withAgents.rssKb / 1024, unit: "MB" },
-      ...perConnection("idle agent", rest, withAgents, IDLE_AGENTS),
+      ...perConnection("idle agent", rest, { ...withAgents, count: IDLE_AGENTS }),
     ];
   } finally {
     await Promise.all(agents.map((agent) => agent.close()));
@@ -190,7 +191,7 @@ async function orchestratorFigures(hubUrl: string, footprint: FootprintReader): 
     const calls = CONNECTIONS * CALLS_PER_CONNECTION;
     return [
       { name: `${CONNECTIONS} orchestrator connections opened (${OPEN_BATCH} at a time)`, value: openMs / 1000, unit: "s" },
-      ...perConnection("idle orchestrator connection", before, withConnections, CONNECTIONS),
+      ...perConnection("idle orchestrator connection", before, { ...withConnections, count: CONNECTIONS }),
       { name: `calls answered with a result, ${CONNECTIONS} connections x ${CALLS_PER_CONNECTION} (ping, tabs.list) at once`, value: ok, unit: `of ${calls}` },
       { name: "those calls answered with an error or not at all (within 30 s)", value: failed, unit: `of ${calls}` },
       { name: "those calls: p50 latency", value: percentile(latencies, 50), unit: "ms" },

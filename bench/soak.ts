@@ -182,7 +182,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     const deadline = Date.now() + options.durationMs;
     const running = (): boolean => Date.now() < deadline;
     const loops = [
-      ...[1, 2].map((n) => orchestratorLoop(hub.url, tally, running, n)),
+      ...[1, 2].map((n) => orchestratorLoop(hub.url, tally, { running, n })),
       ...[1, 2].map(() => tabLoop(hub.url, tally, running)),
       agentLoop(hub.url, tally, running),
       connectionLoop(hub.url, tally, running),
@@ -268,7 +268,8 @@ function scrapeMetrics(port: number): Promise<Map<string, number>> {
 }
 
 /** One long-lived connection and tab: evaluate, screenshot, snapshot, and a console subscription that sees a log. */
-async function orchestratorLoop(hubUrl: string, tally: Tally, running: () => boolean, n: number): Promise<void> {
+async function orchestratorLoop(hubUrl: string, tally: Tally, loop: { running: () => boolean; n: number }): Promise<void> {
+  const { running, n } = loop;
   const caller = await WsCaller.open(`${hubUrl}/rpc`);
   const opened = await tally.call(caller, "tabs.open", { url: PAGE, clientId: `soak-${n}` });
   const target = opened?.target as string | undefined;
@@ -277,7 +278,7 @@ async function orchestratorLoop(hubUrl: string, tally: Tally, running: () => boo
       await tally.call(caller, "evaluate", { target, expression: "(a) => document.title + a", args: [i] });
       await tally.call(caller, "screenshot", { target });
       await tally.call(caller, "snapshot", { target });
-      await consoleRoundTrip(caller, tally, target, `soak-${n}-${i}`);
+      await consoleRoundTrip(caller, tally, { target, text: `soak-${n}-${i}` });
       tally.cycle("orchestrator");
     }
   } finally {
@@ -287,7 +288,8 @@ async function orchestratorLoop(hubUrl: string, tally: Tally, running: () => boo
 }
 
 /** console.subscribe, a console.log in the page, its console.message, console.unsubscribe. */
-async function consoleRoundTrip(caller: WsCaller, tally: Tally, target: string, text: string): Promise<void> {
+async function consoleRoundTrip(caller: WsCaller, tally: Tally, log: { target: string; text: string }): Promise<void> {
+  const { target, text } = log;
   let stop = (): void => {};
   const seen = new Promise<boolean>((resolve) => {
     const timer = setTimeout(() => resolve(false), CONSOLE_WAIT_MS);
@@ -365,13 +367,14 @@ async function connectionLoop(hubUrl: string, tally: Tally, running: () => boole
 
 /** The summary table of a run, as Markdown. */
 export function soakTable(report: SoakReport): string {
-  const row = (label: string, s: HubState, calls = "", errors = "", p50 = "", p99 = ""): string =>
-    `| ${label} | ${s.rssMb.toFixed(1)} | ${s.heapMb.toFixed(1)} | ${s.fds} | ${s.tabs} | ${s.connections} | ${s.cdpSessions} | ${calls} | ${errors} | ${p50} | ${p99} |`;
+  // The load columns (calls/s, errors, p50, p99) are empty at rest and drained.
+  const row = (label: string, s: HubState, load: string[] = ["", "", "", ""]): string =>
+    `| ${label} | ${s.rssMb.toFixed(1)} | ${s.heapMb.toFixed(1)} | ${s.fds} | ${s.tabs} | ${s.connections} | ${s.cdpSessions} | ${load.join(" | ")} |`;
   const lines = [
     "| at | hub RSS MB | heap after GC MB | fds | tabs | connections | CDP sessions | calls/s | errors | p50 ms | p99 ms |",
     "|---|---|---|---|---|---|---|---|---|---|---|",
     row("rest", report.rest),
-    ...report.samples.map((s) => row(`${s.elapsedS} s`, s, s.callsPerSec.toFixed(0), String(s.errors), s.p50Ms.toFixed(1), s.p99Ms.toFixed(1))),
+    ...report.samples.map((s) => row(`${s.elapsedS} s`, s, [s.callsPerSec.toFixed(0), String(s.errors), s.p50Ms.toFixed(1), s.p99Ms.toFixed(1)])),
     row("drained", report.end),
   ];
   const errors = Object.entries(report.errors).map(([kind, count]) => `${count} x ${kind}`).join("; ") || "none";

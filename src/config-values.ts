@@ -16,8 +16,9 @@ export function text(env: Env, name: string, fallback: string): string {
   return value === undefined || value === "" ? fallback : value;
 }
 
-/** A whole number setting within [min, max]. */
-export function integer(env: Env, name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+/** A whole number setting within [min, max], with its default. */
+export function integer(env: Env, name: string, range: { fallback: number; min: number; max?: number }): number {
+  const { fallback, min, max = Number.MAX_SAFE_INTEGER } = range;
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `expected a whole number, got "${raw}"`);
@@ -36,7 +37,8 @@ export function boolean(env: Env, name: string, fallback: boolean): boolean {
 }
 
 /** A setting that takes one of a few words. */
-export function oneOf<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+export function oneOf<T extends string>(env: Env, name: string, words: { choices: readonly T[]; fallback: T }): T {
+  const { choices, fallback } = words;
   const raw = env[name];
   if (raw === undefined || raw === "") return fallback;
   const found = choices.find((choice) => choice === raw);

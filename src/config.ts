@@ -87,16 +87,16 @@ export function loadConfig(): Config {
 
 /** Parses and validates a configuration from an environment-like record; throws ConfigError naming the variable. */
 export function parseConfig(env: Env): Config {
-  const defaultTimeoutMs = integer(env, "DEFAULT_TIMEOUT_MS", 30_000, 1);
-  const maxTimeoutMs = integer(env, "MAX_TIMEOUT_MS", 600_000, 1);
+  const defaultTimeoutMs = integer(env, "DEFAULT_TIMEOUT_MS", { fallback: 30_000, min: 1 });
+  const maxTimeoutMs = integer(env, "MAX_TIMEOUT_MS", { fallback: 600_000, min: 1 });
   if (defaultTimeoutMs > maxTimeoutMs) {
     throw new ConfigError("DEFAULT_TIMEOUT_MS", `must not exceed MAX_TIMEOUT_MS (${maxTimeoutMs})`);
   }
-  const apiPort = env.API_PORT ? integer(env, "API_PORT", 0, 0, 65_535) : null;
-  const maxConnections = integer(env, "MAX_CONNECTIONS", 8_192, 1);
+  const apiPort = env.API_PORT ? integer(env, "API_PORT", { fallback: 0, min: 0, max: 65_535 }) : null;
+  const maxConnections = integer(env, "MAX_CONNECTIONS", { fallback: 8_192, min: 1 });
   const config: Config = {
     host: text(env, "HOST", "127.0.0.1"),
-    port: integer(env, "PORT", 8080, 0, 65_535),
+    port: integer(env, "PORT", { fallback: 8080, min: 0, max: 65_535 }),
     apiPort,
     tokens: Object.freeze(tokens(env)),
     authKey: env.AUTH_KEY ? checkedToken("AUTH_KEY", env.AUTH_KEY.trim()) : null,
@@ -109,37 +109,37 @@ export function parseConfig(env: Env): Config {
     chromePath: env.CHROME_PATH ? env.CHROME_PATH : null,
     chromeArgs: Object.freeze(env.CHROME_ARGS ? env.CHROME_ARGS.split(/\s+/).filter(Boolean) : []),
     defaultClientId: clientId(env, "DEFAULT_CLIENT_ID", "local"),
-    clientIdleMs: integer(env, "CLIENT_IDLE_MS", 300_000, 0),
+    clientIdleMs: integer(env, "CLIENT_IDLE_MS", { fallback: 300_000, min: 0 }),
     defaultTimeoutMs,
     maxTimeoutMs,
-    maxPayloadBytes: integer(env, "MAX_PAYLOAD", 32 * 1024 * 1024, 1024),
-    maxBatch: integer(env, "MAX_BATCH", 100, 1),
-    maxInflight: integer(env, "MAX_INFLIGHT", 256, 1),
-    ratePerSec: integer(env, "RATE_LIMIT_PER_SEC", 0, 0),
-    maxSessions: integer(env, "MAX_SESSIONS", 64, 1),
+    maxPayloadBytes: integer(env, "MAX_PAYLOAD", { fallback: 32 * 1024 * 1024, min: 1024 }),
+    maxBatch: integer(env, "MAX_BATCH", { fallback: 100, min: 1 }),
+    maxInflight: integer(env, "MAX_INFLIGHT", { fallback: 256, min: 1 }),
+    ratePerSec: integer(env, "RATE_LIMIT_PER_SEC", { fallback: 0, min: 0 }),
+    maxSessions: integer(env, "MAX_SESSIONS", { fallback: 64, min: 1 }),
     maxConnections,
-    maxConnectionsPerIp: integer(env, "MAX_CONNECTIONS_PER_IP", Math.min(4_096, maxConnections), 1, maxConnections),
-    maxSubscriptions: integer(env, "MAX_SUBSCRIPTIONS", 256, 1),
-    maxTabsPerClient: integer(env, "MAX_TABS_PER_CLIENT", 100, 1),
-    agentRegisterTimeoutMs: integer(env, "AGENT_REGISTER_TIMEOUT_MS", 10_000, 100),
-    maxResultBytes: integer(env, "MAX_RESULT_BYTES", 8 * 1024 * 1024, 1024, RESULT_BYTES_HARD_CAP),
-    maxScreenshotPixels: integer(env, "MAX_SCREENSHOT_PIXELS", 32 * 1024 * 1024, 1),
-    heartbeatIntervalMs: integer(env, "HEARTBEAT_INTERVAL_MS", 30_000, 100),
-    sendHighWaterBytes: integer(env, "SEND_HIGH_WATER_BYTES", 8 * 1024 * 1024, 1024),
-    slowReaderTimeoutMs: integer(env, "SLOW_READER_TIMEOUT_MS", 30_000, 100),
-    dialogPolicy: oneOf(env, "DIALOG_POLICY", ["dismiss", "accept"] as const, "dismiss"),
+    maxConnectionsPerIp: integer(env, "MAX_CONNECTIONS_PER_IP", { fallback: Math.min(4_096, maxConnections), min: 1, max: maxConnections }),
+    maxSubscriptions: integer(env, "MAX_SUBSCRIPTIONS", { fallback: 256, min: 1 }),
+    maxTabsPerClient: integer(env, "MAX_TABS_PER_CLIENT", { fallback: 100, min: 1 }),
+    agentRegisterTimeoutMs: integer(env, "AGENT_REGISTER_TIMEOUT_MS", { fallback: 10_000, min: 100 }),
+    maxResultBytes: integer(env, "MAX_RESULT_BYTES", { fallback: 8 * 1024 * 1024, min: 1024, max: RESULT_BYTES_HARD_CAP }),
+    maxScreenshotPixels: integer(env, "MAX_SCREENSHOT_PIXELS", { fallback: 32 * 1024 * 1024, min: 1 }),
+    heartbeatIntervalMs: integer(env, "HEARTBEAT_INTERVAL_MS", { fallback: 30_000, min: 100 }),
+    sendHighWaterBytes: integer(env, "SEND_HIGH_WATER_BYTES", { fallback: 8 * 1024 * 1024, min: 1024 }),
+    slowReaderTimeoutMs: integer(env, "SLOW_READER_TIMEOUT_MS", { fallback: 30_000, min: 100 }),
+    dialogPolicy: oneOf(env, "DIALOG_POLICY", { choices: ["dismiss", "accept"] as const, fallback: "dismiss" }),
     evaluateEnabled: boolean(env, "EVALUATE_ENABLED", true),
     allowUrlSchemes: list(env, "ALLOW_URL_SCHEMES", (s) => s.toLowerCase().replace(/:$/, "")),
     logLevel: logLevel(env),
     logDir: text(env, "LOG_DIR", "logs"),
-    logMaxBytes: integer(env, "LOG_MAX_BYTES", 10 * 1024 * 1024, 1024),
-    logMaxFiles: integer(env, "LOG_MAX_FILES", 5, 1),
+    logMaxBytes: integer(env, "LOG_MAX_BYTES", { fallback: 10 * 1024 * 1024, min: 1024 }),
+    logMaxFiles: integer(env, "LOG_MAX_FILES", { fallback: 5, min: 1 }),
     redisUrl: redisUrl(env),
     clusterSecret: env.CLUSTER_SECRET ? checkedToken("CLUSTER_SECRET", env.CLUSTER_SECRET.trim(), CLUSTER_SECRET_MIN_LENGTH) : null,
     redisCaFile: env.REDIS_CA_FILE ? env.REDIS_CA_FILE : null,
-    clusterMaxMessageBytes: integer(env, "CLUSTER_MAX_MESSAGE_BYTES", 8 * 1024 * 1024, 64 * 1024, 30 * 1024 * 1024),
+    clusterMaxMessageBytes: integer(env, "CLUSTER_MAX_MESSAGE_BYTES", { fallback: 8 * 1024 * 1024, min: 64 * 1024, max: 30 * 1024 * 1024 }),
     instanceId: env.INSTANCE_ID ? clientId(env, "INSTANCE_ID", "") : null,
-    clusterTtlMs: integer(env, "CLUSTER_TTL_MS", 10_000, 500, 3_600_000),
+    clusterTtlMs: integer(env, "CLUSTER_TTL_MS", { fallback: 10_000, min: 500, max: 3_600_000 }),
   };
   checkSecurity(config);
   return Object.freeze(config);

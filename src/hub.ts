@@ -51,30 +51,20 @@ const HUB_METHODS: readonly MethodDefinition<HubServices>[] = Object.values(METH
 
 /** Builds every part of the hub, connects to Chrome and starts listening. */
 export async function startHub(config: Config): Promise<Hub> {
-  const browser = new Browser(config);
-  const pool = new SessionPool(browser, { maxSessions: config.maxSessions, dialogPolicy: config.dialogPolicy });
-  const agents = new AgentRegistry();
-  const clients = new ClientManager(browser, agents, { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs });
-  limitPopups(browser, clients, config.maxTabsPerClient);
-  const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
-  const eventTopics = new EventTopics(clients, consoleStream, agents);
-  const metrics = new HubMetrics({ browser, pool, console: consoleStream });
-  const services: HubServices = { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics };
-  await browser.start();
+  const services = buildServices(config);
+  await services.browser.start();
   const validator = new ParamsValidator(loadOpenRpc());
   // Cluster (Redis): loaded only with REDIS_URL; its methods forward calls for targets other instances own.
   const cluster = config.redisUrl ? await (await import("./cluster/cluster.js")).joinCluster({ config, services, validator, methods: HUB_METHODS }) : null;
   if (cluster) services.cluster = cluster;
   const methods = cluster?.methods ?? HUB_METHODS;
-  const router = new Router({ methods, services, validator, ...config, observer: metrics });
+  const router = new Router({ methods, services, validator, ...config, observer: services.metrics });
   // The DevTools client sends its own calls without "jsonrpc".
-  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer: metrics });
+  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer: services.metrics });
   const authenticator = new Authenticator(config.tokens);
   const agentKey = new Authenticator(config.agentKeys);
   const { allowedOrigins, allowedHosts, host, allowOpen } = config;
   const policy = new AccessPolicy({ tokens: authenticator, agentKeys: agentKey, allowedOrigins, allowedHosts, host, allowOpen });
-  const caps = new ConnectionCaps(config.maxConnections, config.maxConnectionsPerIp);
-  const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
   const sockets = new Set<WebSocket>();
   const serverId = uuidv4();
@@ -82,41 +72,7 @@ export async function startHub(config: Config): Promise<Hub> {
   const server = http.createServer((request, response) => api.handle(request, response));
   // Old eval-server deployments served the HTTP API on a port of its own.
   const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));
-  server.on("upgrade", (request, socket, head) => {
-    const decision = decideUpgrade(request, policy);
-    if ("status" in decision) return refuseUpgrade(socket, decision);
-    const slot = caps.open(decision.peer);
-    if (typeof slot !== "function") {
-      metrics.connectionRefused(slot.reason);
-      return refuseUpgrade(socket, { status: 503, message: slot.message });
-    }
-    // Given back when the socket closes, before or after the upgrade completes.
-    socket.once("close", slot);
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      sockets.add(ws);
-      const closed = metrics.connectionOpened(decision.endpoint === "rpc" ? "orchestrator" : "agent");
-      ws.on("close", () => {
-        sockets.delete(ws);
-        closed();
-      });
-      heartbeat.track(ws);
-      const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
-      if (decision.endpoint === "rpc") return void new RpcPeer(ws, { router, scope: decision.grant.scope, ...limits });
-      openAgentPeer(ws, {
-        ...limits,
-        router: agentRouter,
-        registry: agents,
-        agentKey,
-        authKey: config.authKey,
-        legacyAuth: config.agentLegacyAuth,
-        grant: decision.authenticated ? decision.grant : null,
-        registerTimeoutMs: config.agentRegisterTimeoutMs,
-        refusal: (baseId, tabId, keyScope) => clients.refusalOfAgent(baseId, tabId, keyScope),
-        serverId,
-        version: HUB_VERSION,
-      });
-    });
-  });
+  acceptUpgrades(server, { services, policy, router, agentRouter, agentKey, heartbeat, sockets, serverId });
   if (policy.isWideOpen("orchestrator")) log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
   else if (authenticator.isOpen) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
   let port: number;
@@ -139,10 +95,78 @@ export async function startHub(config: Config): Promise<Hub> {
     apiServer?.closeAllConnections();
     await closeAll(sockets);
     await services.pool.detachAll();
-    await browser.stop();
+    await services.browser.stop();
     server.closeAllConnections();
   };
   return { port, apiPort, url: `ws://${config.host}:${port}`, services, stop };
+}
+
+/** The hub's parts, before Chrome is connected. */
+function buildServices(config: Config): HubServices {
+  const browser = new Browser(config);
+  const pool = new SessionPool(browser, { maxSessions: config.maxSessions, dialogPolicy: config.dialogPolicy });
+  const agents = new AgentRegistry();
+  const clients = new ClientManager(browser, agents, { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs });
+  limitPopups(browser, clients, config.maxTabsPerClient);
+  const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
+  const eventTopics = new EventTopics(clients, consoleStream, agents);
+  const metrics = new HubMetrics({ browser, pool, console: consoleStream });
+  return { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics };
+}
+
+/** What taking WebSocket upgrades needs: the parts, who may come in, the two routers, and the open sockets. */
+interface UpgradeParts {
+  services: HubServices;
+  policy: AccessPolicy;
+  router: Router<HubServices>;
+  agentRouter: Router<HubServices>;
+  agentKey: Authenticator;
+  heartbeat: Heartbeat;
+  sockets: Set<WebSocket>;
+  serverId: string;
+}
+
+/** Takes WebSocket upgrades on /rpc (orchestrators) and / or /agent (agents), each checked before the 101. */
+function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
+  const { services, policy, heartbeat, sockets } = parts;
+  const { config, metrics } = services;
+  const caps = new ConnectionCaps(config.maxConnections, config.maxConnectionsPerIp);
+  const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
+  server.on("upgrade", (request, socket, head) => {
+    const decision = decideUpgrade(request, policy);
+    if ("status" in decision) return refuseUpgrade(socket, decision);
+    const slot = caps.open(decision.peer);
+    if (typeof slot !== "function") {
+      metrics.connectionRefused(slot.reason);
+      return refuseUpgrade(socket, { status: 503, message: slot.message });
+    }
+    // Given back when the socket closes, before or after the upgrade completes.
+    socket.once("close", slot);
+    wss.handleUpgrade(request, socket, head, (ws) => {
+      sockets.add(ws);
+      const closed = metrics.connectionOpened(decision.endpoint === "rpc" ? "orchestrator" : "agent");
+      ws.on("close", () => {
+        sockets.delete(ws);
+        closed();
+      });
+      heartbeat.track(ws);
+      const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
+      if (decision.endpoint === "rpc") return void new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits });
+      openAgentPeer(ws, {
+        ...limits,
+        router: parts.agentRouter,
+        registry: services.agents,
+        agentKey: parts.agentKey,
+        authKey: config.authKey,
+        legacyAuth: config.agentLegacyAuth,
+        grant: decision.authenticated ? decision.grant : null,
+        registerTimeoutMs: config.agentRegisterTimeoutMs,
+        refusal: (baseId, tabId, keyScope) => services.clients.refusalOfAgent(baseId, tabId, keyScope),
+        serverId: parts.serverId,
+        version: HUB_VERSION,
+      });
+    });
+  });
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<number> {

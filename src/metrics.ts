@@ -43,20 +43,21 @@ export class HubMetrics implements CallObserver {
     for (const kind of ["orchestrator", "agent"] as const) this.#connections.labels(kind).set(0);
     this.#refused = new Counter({ name: "tabwire_connections_refused_total", help: "WebSocket upgrades refused with 503 by MAX_CONNECTIONS or MAX_CONNECTIONS_PER_IP", labelNames: ["reason"], registers });
     for (const reason of ["max_connections", "max_connections_per_ip"]) this.#refused.labels(reason).inc(0);
-    const read = (name: string, help: string, value: () => number, type: "counter" | "gauge"): void => {
+    // A metric read from the hub's parts when scraped.
+    const read = (type: "counter" | "gauge", metric: { name: string; help: string }, value: () => number): void => {
       const collect = function (this: Gauge | Counter): void {
         this.reset();
         this.inc(value());
       };
-      if (type === "gauge") new Gauge({ name, help, registers, collect });
-      else new Counter({ name, help, registers, collect });
+      if (type === "gauge") new Gauge({ ...metric, registers, collect });
+      else new Counter({ ...metric, registers, collect });
     };
-    read("tabwire_cdp_sessions", "Pooled CDP sessions attached now (one per tab)", () => sources.pool.stats().live, "gauge");
-    read("tabwire_cdp_attaches_total", "CDP sessions attached since start", () => sources.pool.stats().attaches, "counter");
-    read("tabwire_terminate_execution_total", "Runaway scripts stopped with Runtime.terminateExecution", () => sources.pool.stats().terminations, "counter");
-    read("tabwire_console_dropped_total", "Console messages dropped for subscribers that did not keep up", () => sources.console.droppedTotal, "counter");
-    read("tabwire_browser_restarts_total", "Times the hub reconnected to Chrome (relaunching the embedded one)", () => sources.browser.restarts, "counter");
-    read("tabwire_browser_up", "1 while Chrome is connected", () => (sources.browser.isUp ? 1 : 0), "gauge");
+    read("gauge", { name: "tabwire_cdp_sessions", help: "Pooled CDP sessions attached now (one per tab)" }, () => sources.pool.stats().live);
+    read("counter", { name: "tabwire_cdp_attaches_total", help: "CDP sessions attached since start" }, () => sources.pool.stats().attaches);
+    read("counter", { name: "tabwire_terminate_execution_total", help: "Runaway scripts stopped with Runtime.terminateExecution" }, () => sources.pool.stats().terminations);
+    read("counter", { name: "tabwire_console_dropped_total", help: "Console messages dropped for subscribers that did not keep up" }, () => sources.console.droppedTotal);
+    read("counter", { name: "tabwire_browser_restarts_total", help: "Times the hub reconnected to Chrome (relaunching the embedded one)" }, () => sources.browser.restarts);
+    read("gauge", { name: "tabwire_browser_up", help: "1 while Chrome is connected" }, () => (sources.browser.isUp ? 1 : 0));
   }
 
   /** A request started (+1) or stopped (-1) running. */

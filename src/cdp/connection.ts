@@ -60,11 +60,12 @@ export class CdpConnection extends EventEmitter<ConnectionEvents> {
 
   /** Sends a browser-level command. */
   send<M extends CommandName>(method: M, params?: CommandParams<M>, options: CommandOptions = {}): Promise<CommandResult<M>> {
-    return this.rawSend(method, params, options, undefined) as Promise<CommandResult<M>>;
+    return this.rawSend({ method, params }, options) as Promise<CommandResult<M>>;
   }
 
   /** Sends a command on the connection or, with `sessionId`, on that session; the registry settles it. */
-  rawSend(method: string, params: unknown, options: CommandOptions, sessionId: string | undefined): Promise<unknown> {
+  rawSend(command: { method: string; params: unknown; sessionId?: string }, options: CommandOptions): Promise<unknown> {
+    const { method, params, sessionId } = command;
     if (this.#closed) return Promise.reject(unavailable());
     if (options.signal?.aborted) return Promise.reject(options.signal.reason as Error);
     if (options.budget?.reason) return Promise.reject(options.budget.reason);

@@ -3,7 +3,6 @@ import type { Budget } from "../budget.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import type { Browser } from "./browser.js";
-import { CDP_COMMAND_TIMEOUT_MS } from "./callback-registry.js";
 import { TabSession, type DialogPolicy } from "./tab-session.js";
 
 /** How the pool is bounded and how its sessions answer dialogs. */
@@ -85,7 +84,7 @@ export class SessionPool extends EventEmitter<{ attached: [tab: TabSession] }> {
         onHung: (hung: string) => this.#browser.giveUpPage(hung, "its renderer is hung (terminateExecution was not answered)"),
       };
       const connection = this.#browser.connection();
-      const tab = await TabSession.open(connection, tabId, settings, { timeoutMs: CDP_COMMAND_TIMEOUT_MS });
+      const tab = await TabSession.open(connection, tabId, settings);
       this.#attaches++;
       if (!this.#sessions.has(tabId) || !this.#browser.page(tabId)) {
         // The tab closed (or Chrome went) while it was being attached: the session is of no use to anyone.

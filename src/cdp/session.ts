@@ -26,7 +26,7 @@ export class CdpSession extends EventEmitter<SessionEvents> {
   /** Sends a command on this session; it fails with TARGET_CLOSED once the session is gone. */
   send<M extends CommandName>(method: M, params?: CommandParams<M>, options: CommandOptions = {}): Promise<CommandResult<M>> {
     if (this.#closedBy) return Promise.reject(this.#closedBy);
-    return this.#connection.rawSend(method, params, options, this.id) as Promise<CommandResult<M>>;
+    return this.#connection.rawSend({ method, params, sessionId: this.id }, options) as Promise<CommandResult<M>>;
   }
 
   /** Subscribes to a typed CDP event of this session and returns the disposer. */

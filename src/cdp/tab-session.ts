@@ -1,7 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import { HubError, isHubError } from "../errors.js";
 import { log } from "../log.js";
-import type { CommandOptions } from "./callback-registry.js";
+import { CDP_COMMAND_TIMEOUT_MS, type CommandOptions } from "./callback-registry.js";
 import type { CdpConnection, CommandName, CommandParams, CommandResult, EventName, EventParams } from "./connection.js";
 import type { CdpSession } from "./session.js";
 
@@ -45,8 +45,9 @@ export class TabSession {
     cdp.on("closed", () => this.#navigationListeners.clear());
   }
 
-  /** Attaches a flattened session to `tabId` and enables the domains every call relies on. */
-  static async open(connection: CdpConnection, tabId: string, settings: TabSettings, options: CommandOptions): Promise<TabSession> {
+  /** Attaches a flattened session to `tabId` and enables the domains every call relies on, each command within CDP_COMMAND_TIMEOUT_MS. */
+  static async open(connection: CdpConnection, tabId: string, settings: TabSettings): Promise<TabSession> {
+    const options = { timeoutMs: CDP_COMMAND_TIMEOUT_MS };
     const { sessionId } = await connection.send("Target.attachToTarget", { targetId: tabId, flatten: true }, options);
     const tab = new TabSession(connection.createSession(sessionId, tabId), settings);
     try {

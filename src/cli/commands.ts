@@ -8,7 +8,15 @@ import { CliError } from "./eval-options.js";
 type Values = Record<string, string | boolean | undefined>;
 /** The tab a command acts on: --target, else the tab in front (see activeTab). */
 type TabChoice = () => Promise<string>;
-type Command = (client: TabwireClient, values: Values, positionals: string[], io: CliIo, target: TabChoice) => Promise<object | null>;
+/** What a command gets: the connected client, its parsed options and positionals, the terminal, and its tab. */
+interface CommandRun {
+  client: TabwireClient;
+  values: Values;
+  positionals: string[];
+  io: CliIo;
+  target: TabChoice;
+}
+type Command = (run: CommandRun) => Promise<object | null>;
 
 const COMMON: NonNullable<ParseArgsConfig["options"]> = {
   hub: { type: "string" },
@@ -19,20 +27,20 @@ const COMMON: NonNullable<ParseArgsConfig["options"]> = {
 
 /** The commands besides serve and eval: each a hub call or two, printed as `{"ok": true, ...result}`. */
 const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]>; run: Command }> = {
-  status: { options: {}, run: async (client) => ({ ...(await client.call("clients.list", {})), ...(await client.call("tabs.list", {})) }) },
+  status: { options: {}, run: async ({ client }) => ({ ...(await client.call("clients.list", {})), ...(await client.call("tabs.list", {})) }) },
   tabs: { options: { client: { type: "string" }, background: { type: "boolean" } }, run: tabs },
-  navigate: { options: {}, run: async (client, _values, [url], _io, target) => client.call("navigate", { target: await target(), url: required(url, "navigate URL") }) },
-  snapshot: { options: {}, run: async (client, _values, _positionals, _io, target) => client.call("snapshot", { target: await target() }) },
+  navigate: { options: {}, run: async ({ client, positionals: [url], target }) => client.call("navigate", { target: await target(), url: required(url, "navigate URL") }) },
+  snapshot: { options: {}, run: async ({ client, target }) => client.call("snapshot", { target: await target() }) },
   content: {
     options: { text: { type: "boolean" } },
-    run: async (client, values, _positionals, _io, target) => client.call("content", { target: await target(), format: values.text === true ? "text" : "html" }),
+    run: async ({ client, values, target }) => client.call("content", { target: await target(), format: values.text === true ? "text" : "html" }),
   },
   screenshot: {
     options: { output: { type: "string", short: "o" }, "full-page": { type: "boolean" }, format: { type: "string" }, selector: { type: "string" } },
     run: screenshot,
   },
   console: { options: { follow: { type: "boolean" }, level: { type: "string", multiple: true } }, run: consoleCommand },
-  agent: { options: {}, run: async (client, _values, [verb, ...task], _io, target) => {
+  agent: { options: {}, run: async ({ client, positionals: [verb, ...task], target }) => {
     if (verb !== "run") throw new CliError('use: tabwire agent run "task" --target clientId:tabId', 1);
     return { result: await client.call("agent.run", { target: await target(), input: required(task.join(" "), "the task") }) };
   } },
@@ -56,7 +64,7 @@ export async function runCommand(name: string, args: string[], io: CliIo): Promi
     let picked: string | null = null;
     const target: TabChoice = async () => (typeof values.target === "string" ? values.target : (picked ??= await activeTab(client)));
     try {
-      const result = await command.run(client, values as Values, positionals, io, target);
+      const result = await command.run({ client, values: values as Values, positionals, io, target });
       if (result !== null) io.stdout(`${JSON.stringify({ ok: true, ...result, ...(picked ? { target: picked } : {}) }, null, pretty ? 2 : undefined)}\n`);
       return 0;
     } finally {
@@ -69,7 +77,7 @@ export async function runCommand(name: string, args: string[], io: CliIo): Promi
   }
 }
 
-async function tabs(client: TabwireClient, values: Values, [verb = "list", argument]: string[]): Promise<object> {
+async function tabs({ client, values, positionals: [verb = "list", argument] }: CommandRun): Promise<object> {
   if (verb === "list") return client.call("tabs.list", {});
   if (verb === "open") {
     const clientId = typeof values.client === "string" ? values.client : undefined;
@@ -80,7 +88,7 @@ async function tabs(client: TabwireClient, values: Values, [verb = "list", argum
   throw new CliError(`unknown tabs command ${JSON.stringify(verb)}; use list, open URL, close TARGET or activate TARGET`, 1);
 }
 
-async function screenshot(client: TabwireClient, values: Values, _positionals: string[], _io: CliIo, target: TabChoice): Promise<object> {
+async function screenshot({ client, values, target }: CommandRun): Promise<object> {
   const format = typeof values.format === "string" ? values.format : "png";
   if (!["png", "jpeg", "webp"].includes(format)) throw new CliError("--format is png, jpeg or webp", 1);
   const shot = await client.call("screenshot", {
@@ -95,7 +103,7 @@ async function screenshot(client: TabwireClient, values: Values, _positionals: s
   return { path: file, format: shot.format, width: shot.width, height: shot.height, bytes: bytes.length };
 }
 
-async function consoleCommand(client: TabwireClient, values: Values, _positionals: string[], io: CliIo, target: TabChoice): Promise<object | null> {
+async function consoleCommand({ client, values, io, target }: CommandRun): Promise<object | null> {
   const tab = await target();
   const levels = (values.level as unknown as string[] | undefined)?.filter(Boolean) as ("log" | "info" | "warn" | "error" | "debug")[] | undefined;
   if (values.follow !== true) return client.call("console.list", { target: tab });

@@ -67,7 +67,7 @@ export async function parseEvalArgs(args: string[], stdin: () => Promise<string>
   const maxSize = values["max-size"] === undefined ? undefined : Number(values["max-size"]);
   if (maxSize !== undefined && (!Number.isInteger(maxSize) || maxSize < 1)) throw new CliError("--max-size must be a whole number of bytes", 1);
   return {
-    code: await readCode(values, positionals, dash, stdin),
+    code: await readCode({ values, positionals, dash }, stdin),
     target: values.target,
     timeoutMs: values.timeout === undefined ? undefined : parseDuration(values.timeout),
     awaitPromise: values["no-await"] !== true,
@@ -80,7 +80,12 @@ export async function parseEvalArgs(args: string[], stdin: () => Promise<string>
   };
 }
 
-async function readCode(values: { code?: string; file?: string; stdin?: boolean }, positionals: string[], dash: boolean, stdin: () => Promise<string>): Promise<string> {
+// The code from --code, standard input (--stdin or `-`), --file, or the positionals, in that order.
+async function readCode(
+  args: { values: { code?: string; file?: string; stdin?: boolean }; positionals: string[]; dash: boolean },
+  stdin: () => Promise<string>,
+): Promise<string> {
+  const { values, positionals, dash } = args;
   if (values.code !== undefined) return values.code;
   if (values.stdin === true || dash) return stdin();
   if (values.file === undefined) return positionals.join(" ");

@@ -1,6 +1,6 @@
 import type { Browser } from "../cdp/browser.js";
 import { log } from "../log.js";
-import type { ClientManager, TabEntry } from "./client-manager.js";
+import type { ClientManager } from "./client-manager.js";
 
 const CLOSE_TIMEOUT_MS = 5_000;
 

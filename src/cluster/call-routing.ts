@@ -52,14 +52,16 @@ export class CallRouting {
     const target = (params as { target?: unknown }).target;
     const kind: TargetKind = method.traits.runs === "agent" ? "agent" : "tab";
     if (typeof target !== "string" || !this.#elsewhere(target, kind, call.connection)) return this.#runHere(method, params, call);
-    const result = await this.#options.forwarder.forward(method, params as Record<string, unknown>, call, { kind });
+    const { connection, budget } = call;
+    const result = await this.#options.forwarder.forward({ method, params: params as Record<string, unknown>, connection, budget }, { kind });
     return result ?? this.#runHere(method, params, call);
   }
 
   async #unsubscribe(method: Method, params: object, call: Call): Promise<unknown> {
     const { forwarder } = this.#options;
     const owner = forwarder.hasSubscription(call.connection, String((params as { subscriptionId?: unknown }).subscriptionId));
-    const result = owner ? await forwarder.forward(method, params as Record<string, unknown>, call, { kind: "tab", owner }) : null;
+    const { connection, budget } = call;
+    const result = owner ? await forwarder.forward({ method, params: params as Record<string, unknown>, connection, budget }, { kind: "tab", owner }) : null;
     return result ?? method.run(params, call);
   }
 

@@ -37,13 +37,13 @@ export class ClusterEvents {
     for (const [event, method] of AGENT_EVENTS) {
       const listener = (agent: AgentRecord): void => {
         if (options.isEvicted(agent)) return;
-        this.#queue("agents", agent.baseId, method, { target: agent.clientId, clientId: agent.baseId, tabId: agent.tabId });
+        this.#queue({ topic: "agents", clientId: agent.baseId, method, params: { target: agent.clientId, clientId: agent.baseId, tabId: agent.tabId } });
       };
       agents.on(event, listener);
       this.#unlisten.push(() => agents.off(event, listener));
     }
-    const opened = ({ target, clientId, tabId, url }: TabEntry): void => this.#queue("tabs", clientId, "tab.opened", { target, clientId, tabId, url });
-    const closed = (entry: TabEntry, reason: string): void => this.#queue("tabs", entry.clientId, "tab.closed", { target: entry.target, reason });
+    const opened = ({ target, clientId, tabId, url }: TabEntry): void => this.#queue({ topic: "tabs", clientId, method: "tab.opened", params: { target, clientId, tabId, url } });
+    const closed = (entry: TabEntry, reason: string): void => this.#queue({ topic: "tabs", clientId: entry.clientId, method: "tab.closed", params: { target: entry.target, reason } });
     clients.on("tabOpened", opened);
     clients.on("tabClosed", closed);
     this.#unlisten.push(() => clients.off("tabOpened", opened), () => clients.off("tabClosed", closed));
@@ -71,8 +71,8 @@ export class ClusterEvents {
   }
 
   // Client contexts are each instance's own (one Chrome each): client.opened/closed stay on their instance.
-  #queue(topic: EventMessage["topic"], clientId: string, method: string, params: Record<string, unknown>): void {
-    this.#outbox.push({ type: "event", from: this.#options.registry.instanceId, topic, clientId, method, params });
+  #queue(event: Omit<EventMessage, "type" | "from">): void {
+    this.#outbox.push({ type: "event", from: this.#options.registry.instanceId, ...event });
     void this.#publisher.request();
   }
 

@@ -134,7 +134,7 @@ export class Cluster implements ClusterView {
   async tabs(caller: Caller, clientId: string | undefined, budget: Budget): Promise<TabEntry[]> {
     const local = this.#services.clients.tabs(caller, clientId);
     await within(this.#viewRead.request(), Math.min(REDIS_WAIT_MS, budget.remainingMs()));
-    return mergeTabs(local, this.#view.current(), caller, clientId);
+    return mergeTabs(local, this.#view.current(), { caller, clientId });
   }
 
   async clients(caller: Caller, budget: Budget): Promise<ClientEntry[]> {

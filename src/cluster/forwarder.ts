@@ -7,6 +7,14 @@ import type { ClusterRegistry } from "./registry.js";
 
 export type { TargetKind } from "./forward-errors.js";
 
+/** A call of this instance's caller to run on another instance: the method, its params, and the caller's connection and budget. */
+export interface ForwardedCall {
+  method: Pick<MethodDefinition<unknown>, "name" | "traits">;
+  params: Record<string, unknown>;
+  connection: ConnectionState;
+  budget: Budget;
+}
+
 /** One forwarded call of this instance waiting for its answer. */
 interface Pending {
   /** The instance the call went to; null until it was sent. */
@@ -59,13 +67,8 @@ export class Forwarder {
    * Runs a call on the instance that owns `params.target` (or on `owner`, for a subscription's unsubscribe) and
    * returns its result; null when no other instance owns the target, so the caller runs it here.
    */
-  async forward(
-    method: Pick<MethodDefinition<unknown>, "name" | "traits">,
-    params: Record<string, unknown>,
-    call: { connection: ConnectionState; budget: Budget },
-    options: { kind: TargetKind; owner?: string },
-  ): Promise<object | null> {
-    const { connection, budget } = call;
+  async forward(call: ForwardedCall, options: { kind: TargetKind; owner?: string }): Promise<object | null> {
+    const { method, params, connection, budget } = call;
     const target = typeof params.target === "string" ? params.target : "";
     const id = newCallId();
     const message: CallMessage = {
@@ -85,7 +88,7 @@ export class Forwarder {
       answer.catch(() => {});
       let owner: string | null;
       try {
-        owner = await this.#send(message, options.owner, options.kind, target, budget);
+        owner = await this.#send(message, { owner: options.owner, kind: options.kind, target }, budget);
       } finally {
         // Not sent (an error, or no other owner): nothing will answer.
         if (this.#pending.get(id)?.owner === null) this.#settle(id, () => {});
@@ -94,7 +97,7 @@ export class Forwarder {
       caller.owners.add(owner);
       if (budget.isOver && !budget.isTimedOut) this.#cancelOn(owner, id, connection.id);
       const result = parseAnswer(await answer, budget);
-      if (method.traits.subscription === "opens") this.#noteSubscription(caller, result, owner, target);
+      if (method.traits.subscription === "opens") this.#noteSubscription(caller, result, { owner, target });
       return result;
     } finally {
       caller.pending--;
@@ -175,14 +178,15 @@ export class Forwarder {
     this.#failWhere(() => true, "this hub instance is shutting down");
   }
 
-  async #send(message: CallMessage, owner: string | undefined, kind: TargetKind, target: string, budget: Budget): Promise<string | null> {
+  async #send(message: CallMessage, where: { owner: string | undefined; kind: TargetKind; target: string }, budget: Budget): Promise<string | null> {
+    const { owner, kind, target } = where;
     const timeoutMs = Math.min(SEND_TIMEOUT_MS, Math.max(1, budget.remainingMs()));
     if (budget.isOver) throw budget.reason as Error;
     // Not raced with the budget: once sent, the call must be known to be cancelled on its owner.
     let sent: { owner: string | null; receivers: number };
     try {
       sent = owner === undefined
-        ? await this.#registry.sendToOwner(kind, target, message, timeoutMs)
+        ? await this.#registry.sendToOwner({ kind, target }, message, timeoutMs)
         : { owner, receivers: (await this.#registry.send(owner, message, timeoutMs)) ? 1 : 0 };
     } catch (error) {
       if (error instanceof UnsendableMessageError) throw paramsTooBig(message, target || "the subscription's tab", error);
@@ -265,10 +269,10 @@ export class Forwarder {
     for (const owner of caller.owners) this.#registry.send(owner, { type: "closed", from: this.#me, conn }, SEND_TIMEOUT_MS).catch(() => {});
   }
 
-  #noteSubscription(caller: Caller, result: object, owner: string, target: string): void {
+  #noteSubscription(caller: Caller, result: object, where: { owner: string; target: string }): void {
     const subscriptionId = (result as { subscriptionId?: unknown }).subscriptionId;
     if (typeof subscriptionId !== "string") return;
-    caller.subscriptions.set(subscriptionId, { owner, target });
+    caller.subscriptions.set(subscriptionId, where);
     caller.subscribed = true;
   }
 

@@ -46,7 +46,8 @@ export function parseListing(listing: ReadonlyMap<string, string>): RemoteTarget
 }
 
 /** This instance's tabs, then the other instances' ones the caller may see (of one client when asked). */
-export function mergeTabs(local: TabEntry[], remote: RemoteTargets, caller: Caller, clientId?: string): TabEntry[] {
+export function mergeTabs(local: TabEntry[], remote: RemoteTargets, asked: { caller: Caller; clientId: string | undefined }): TabEntry[] {
+  const { caller, clientId } = asked;
   const seen = new Set(local.map((tab) => tab.target));
   const others = remote.tabs.filter((tab) => !seen.has(tab.target) && (clientId === undefined || tab.clientId === clientId) && canSee(caller, tab.clientId));
   return [...local, ...others];

@@ -78,7 +78,8 @@ export class RedisLink {
   }
 
   /** Runs a Lua script by its digest, loading it when Redis does not have it (after a restart). */
-  async script(source: string, keys: string[], args: string[], timeoutMs: number): Promise<unknown> {
+  async script(source: string, input: { keys: string[]; args: string[] }, timeoutMs: number): Promise<unknown> {
+    const { keys, args } = input;
     let sha = this.#shas.get(source);
     if (!sha) this.#shas.set(source, (sha = createHash("sha1").update(source).digest("hex")));
     const tail = [String(keys.length), ...keys, ...args];

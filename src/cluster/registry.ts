@@ -62,7 +62,7 @@ export class ClusterRegistry {
     const epochs = claims.map((target) => this.#epochs.get(target) ?? "0");
     const scriptKeys = [keys.instance(me), keys.targets(me), keys.instances, ...claims.map(keys.owner), ...releases.map(keys.owner)];
     const args = [me, String(this.#ttlMs), JSON.stringify(info), String(claims.length), String(releases.length), ...epochs, ...[...local.listing].flat()];
-    const results = (await this.#link.script(SYNC_SCRIPT, scriptKeys, args, timeoutMs)) as [string, string][];
+    const results = (await this.#link.script(SYNC_SCRIPT, { keys: scriptKeys, args }, timeoutMs)) as [string, string][];
     for (const target of releases) this.#epochs.delete(target);
     const outcome: SyncOutcome = { fenced: [], evicted: [] };
     claims.forEach((target, index) => {
@@ -82,9 +82,11 @@ export class ClusterRegistry {
    * Sends a call to the owner of the target's tab or agent in one round trip; owner null when no instance holds it.
    * Rejects with UnsendableMessageError, before anything is sent, when the call is over CLUSTER_MAX_MESSAGE_BYTES.
    */
-  async sendToOwner(kind: TargetKind, target: string, message: CallMessage, timeoutMs: number): Promise<{ owner: string | null; receivers: number }> {
+  async sendToOwner(to: { kind: TargetKind; target: string }, message: CallMessage, timeoutMs: number): Promise<{ owner: string | null; receivers: number }> {
+    const { kind, target } = to;
     const text = this.#codec.encode(message, `@${target}`);
-    const reply = (await this.#link.script(SEND_TO_OWNER_SCRIPT, [keys.owner(claimOf(kind, target))], [this.instanceId, keys.inbox(""), text], timeoutMs)) as [string, number];
+    const input = { keys: [keys.owner(claimOf(kind, target))], args: [this.instanceId, keys.inbox(""), text] };
+    const reply = (await this.#link.script(SEND_TO_OWNER_SCRIPT, input, timeoutMs)) as [string, number];
     return { owner: reply[0] === "" ? null : reply[0], receivers: Number(reply[1]) };
   }
 
@@ -113,7 +115,7 @@ export class ClusterRegistry {
 
   /** The other live instances with their listings. */
   async readOthers(timeoutMs: number): Promise<OtherInstance[]> {
-    const reply = (await this.#link.script(READ_OTHERS_SCRIPT, [keys.instances], [this.instanceId, keys.targets("")], timeoutMs)) as [string, number, string[]][];
+    const reply = (await this.#link.script(READ_OTHERS_SCRIPT, { keys: [keys.instances], args: [this.instanceId, keys.targets("")] }, timeoutMs)) as [string, number, string[]][];
     return reply.map(([id, left, flat]) => {
       const listing = new Map<string, string>();
       for (let i = 0; i + 1 < flat.length; i += 2) listing.set(flat[i] as string, flat[i + 1] as string);
@@ -137,6 +139,6 @@ export class ClusterRegistry {
     const me = this.instanceId;
     const owned = [...this.#epochs.keys()].map(keys.owner);
     this.#epochs.clear();
-    await this.#link.script(LEAVE_SCRIPT, [keys.instance(me), keys.targets(me), keys.instances, ...owned], [me], timeoutMs);
+    await this.#link.script(LEAVE_SCRIPT, { keys: [keys.instance(me), keys.targets(me), keys.instances, ...owned], args: [me] }, timeoutMs);
   }
 }

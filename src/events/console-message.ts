@@ -1,6 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { ConsoleLine, EvaluateResult } from "../protocol/types.js";
-import { consoleLevel, consoleText, type ConsoleLevel } from "../runtime/console-text.js";
+import { consoleLevel, consoleText } from "../runtime/console-text.js";
 
 /** Where a console message came from: console.* calls, uncaught exceptions, or the browser's own log. */
 export type ConsoleSource = "console" | "exception" | "browser";

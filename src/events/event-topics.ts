@@ -1,5 +1,5 @@
 import type { AgentRecord, AgentRegistry } from "../agents/agent-registry.js";
-import type { ClientManager, TabEntry } from "../clients/client-manager.js";
+import type { ClientManager } from "../clients/client-manager.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { ConsoleStream } from "./console-stream.js";
 

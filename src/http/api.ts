@@ -96,13 +96,13 @@ export class HttpApi {
     }
     if (request.method === "GET" && url.pathname === "/metrics") {
       const { scope } = this.#authorize(request, url);
-      if (scope !== null) throw new HttpError(403, ErrorCode.FORBIDDEN, "/metrics covers every client of the hub: it needs a full token (HUB_TOKEN, or a HUB_TOKENS entry with no scope)");
+      if (scope !== null) throw new HttpError(403, { code: ErrorCode.FORBIDDEN, message: "/metrics covers every client of the hub: it needs a full token (HUB_TOKEN, or a HUB_TOKENS entry with no scope)" });
       const { registry } = this.#options.services.metrics;
       response.writeHead(200, { "content-type": registry.contentType }).end(await registry.metrics());
       return;
     }
     const route = this.#routes.find(([method, path]) => method === request.method && path.test(url.pathname));
-    if (!route) throw new HttpError(404, 404, `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see docs/protocol.md section 7`);
+    if (!route) throw new HttpError(404, { code: 404, message: `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see docs/protocol.md section 7` });
     const grant = this.#authorize(request, url);
     const done = this.#limits.start(grant.key ?? `peer:${request.socket.remoteAddress ?? "unknown"}`);
     try {
@@ -119,7 +119,7 @@ export class HttpApi {
 
   #authorize(request: IncomingMessage, url: URL): Grant {
     const decision = this.#options.policy.decide(request, url, "orchestrator");
-    if (isRefusal(decision)) throw new HttpError(decision.status, decision.status === 403 ? ErrorCode.FORBIDDEN : 401, decision.message);
+    if (isRefusal(decision)) throw new HttpError(decision.status, { code: decision.status === 403 ? ErrorCode.FORBIDDEN : 401, message: decision.message });
     return decision.grant;
   }
 
@@ -133,7 +133,7 @@ export class HttpApi {
 
 function clientTabs(services: HubServices, grant: Grant, baseClientId: string): unknown {
   const client = clientSummaries(services, grant).find((summary) => summary.id === baseClientId);
-  if (!client) throw new HttpError(404, ErrorCode.TARGET_NOT_FOUND, `no client ${baseClientId.slice(0, 200)}; list them with GET /clients`);
+  if (!client) throw new HttpError(404, { code: ErrorCode.TARGET_NOT_FOUND, message: `no client ${baseClientId.slice(0, 200)}; list them with GET /clients` });
   return { baseClientId, tabCount: client.tabCount, tabs: client.tabs };
 }
 

@@ -4,13 +4,16 @@ import { MAX_FRAME_DEPTH, tooDeep } from "../rpc/nesting.js";
 
 /** An HTTP failure: its status and the `{error: {code, message, data?}}` body. */
 export class HttpError extends Error {
+  readonly code: number | string;
+  readonly data?: unknown;
+
   constructor(
     readonly status: number,
-    readonly code: number | string,
-    message: string,
-    readonly data?: unknown,
+    error: { code: number | string; message: string; data?: unknown },
   ) {
-    super(message);
+    super(error.message);
+    this.code = error.code;
+    if (error.data !== undefined) this.data = error.data;
   }
 }
 
@@ -63,7 +66,7 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, 413, `the body is larger than ${limit} bytes (MAX_PAYLOAD)`);
+    if (size > limit) throw new HttpError(413, { code: 413, message: `the body is larger than ${limit} bytes (MAX_PAYLOAD)` });
     chunks.push(chunk as Buffer);
   }
   if (size === 0) return {};
@@ -71,11 +74,11 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   try {
     value = JSON.parse(Buffer.concat(chunks).toString("utf8"));
   } catch {
-    throw new HttpError(400, ErrorCode.PARSE_ERROR, "the body is not valid JSON");
+    throw new HttpError(400, { code: ErrorCode.PARSE_ERROR, message: "the body is not valid JSON" });
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new HttpError(400, ErrorCode.INVALID_REQUEST, "the body must be a JSON object");
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new HttpError(400, { code: ErrorCode.INVALID_REQUEST, message: "the body must be a JSON object" });
   const deep = tooDeep(value, MAX_FRAME_DEPTH);
-  if (deep !== null) throw new HttpError(400, ErrorCode.INVALID_REQUEST, `the body nests deeper than ${MAX_FRAME_DEPTH} levels at ${deep.slice(0, 200)}; flatten it`);
+  if (deep !== null) throw new HttpError(400, { code: ErrorCode.INVALID_REQUEST, message: `the body nests deeper than ${MAX_FRAME_DEPTH} levels at ${deep.slice(0, 200)}; flatten it` });
   return value as Record<string, unknown>;
 }
 
@@ -84,7 +87,7 @@ export function field(body: Record<string, unknown>, name: string, required = tr
   const value = body[name];
   if (value === undefined && !required) return undefined;
   if (typeof value !== "string" || value.length === 0) {
-    throw new HttpError(400, ErrorCode.INVALID_PARAMS, `${name} is required and must be a non-empty string`, { errors: [{ path: `/${name}`, message: "must be a string" }] });
+    throw new HttpError(400, { code: ErrorCode.INVALID_PARAMS, message: `${name} is required and must be a non-empty string`, data: { errors: [{ path: `/${name}`, message: "must be a string" }] } });
   }
   return value;
 }

@@ -1,5 +1,5 @@
 import { HubError } from "../errors.js";
-import { callOnElement, type CallOnOptions, type ElementTarget } from "../runtime/call-on-element.js";
+import { callOnElement, type ElementTarget } from "../runtime/call-on-element.js";
 import type { ValidatedParams } from "../protocol/types.js";
 import { acquireTab, defineMethod } from "../services.js";
 

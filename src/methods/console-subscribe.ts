@@ -1,5 +1,4 @@
 import { HubError } from "../errors.js";
-import type { ConsoleLevel } from "../runtime/console-text.js";
 import { defineMethod } from "../services.js";
 
 /** `console.subscribe`: streams the tab's console to this connection as console.message notifications. */

@@ -1,5 +1,5 @@
 import { HubError } from "../errors.js";
-import { evaluateInTab, type EvaluateOptions } from "../runtime/evaluate-in-tab.js";
+import { evaluateInTab } from "../runtime/evaluate-in-tab.js";
 import { acquireTab, defineMethod } from "../services.js";
 
 /** `evaluate`: runs JavaScript in the tab's page and returns its (awaited) value. */

@@ -1,4 +1,3 @@
-import type { Topic } from "../events/event-topics.js";
 import { defineMethod } from "../services.js";
 
 /** `events.subscribe`: tab.opened / tab.closed notifications for every client this connection may see. */

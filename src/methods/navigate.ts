@@ -1,4 +1,4 @@
-import { navigateTab, type WaitUntil } from "../runtime/navigate-tab.js";
+import { navigateTab } from "../runtime/navigate-tab.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
 import { acquireTab, defineMethod } from "../services.js";
 
@@ -6,7 +6,7 @@ import { acquireTab, defineMethod } from "../services.js";
 export const navigate = defineMethod("navigate", { runs: "tab", changesListings: true }, async (params, call) => {
   checkUrlAllowed(params.url, call.services.config);
   const { tab } = await acquireTab(call, params.target);
-  await navigateTab(tab, params.url, params.waitUntil, call.budget);
+  await navigateTab(tab, params, call.budget);
   const { browser } = call.services;
   const { targetInfo } = await browser.connection().send("Target.getTargetInfo", { targetId: tab.tabId }, { budget: call.budget });
   browser.notePage(targetInfo);

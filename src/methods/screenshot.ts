@@ -1,6 +1,6 @@
 import { HubError } from "../errors.js";
 import type { ParamsProblem } from "../rpc/params-validator.js";
-import { captureScreenshot, type CaptureArea, type CssRect, type ImageFormat } from "../runtime/capture-screenshot.js";
+import { captureScreenshot, type CaptureArea, type CssRect } from "../runtime/capture-screenshot.js";
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { callOnElement } from "../runtime/call-on-element.js";
@@ -16,7 +16,7 @@ export const screenshot = defineMethod("screenshot", { runs: "tab" }, async (par
   }
   const { tab } = await acquireTab(call, params.target);
   const area = params.ref !== undefined ? await refArea(tab, params.ref, call.budget) : captureArea(params);
-  return captureScreenshot(tab, { ...params, area }, call.services.config.maxScreenshotPixels, call.budget);
+  return captureScreenshot(tab, { ...params, area, maxPixels: call.services.config.maxScreenshotPixels }, call.budget);
 });
 
 /** The params that each pass the schema but do not go together. */

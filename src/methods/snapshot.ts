@@ -1,4 +1,4 @@
-import { snapshotTab, type SnapshotOptions } from "../runtime/snapshot-tab.js";
+import { snapshotTab } from "../runtime/snapshot-tab.js";
 import { acquireTab, defineMethod } from "../services.js";
 
 /** `snapshot`: the tab's accessibility tree, as JSON and as text, with refs that callOn takes. */

@@ -1,6 +1,6 @@
 import { HubError } from "../errors.js";
 import { formatTarget } from "../target-id.js";
-import { navigateTab, type WaitUntil } from "../runtime/navigate-tab.js";
+import { navigateTab } from "../runtime/navigate-tab.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
 import { defineMethod, type HubCall } from "../services.js";
 
@@ -34,7 +34,7 @@ export const tabsOpen = defineMethod("tabs.open", { runs: "here", changesListing
     throw error;
   }
   try {
-    if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params.url, params.waitUntil, call.budget);
+    if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params, call.budget);
     const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { budget: call.budget });
     browser.notePage(targetInfo);
     if (!params.background) clients.activity.activated(targetId);

@@ -35,7 +35,8 @@ export interface EnvelopeOptions {
 }
 
 /** Builds an error response. */
-export function errorResponse(id: JsonRpcId, code: number, message: string, data?: unknown): JsonRpcResponse {
+export function errorResponse(id: JsonRpcId, error: { code: number; message: string; data?: unknown }): JsonRpcResponse {
+  const { code, message, data } = error;
   return { jsonrpc: "2.0", id, error: data === undefined ? { code, message } : { code, message, data } };
 }
 
@@ -45,7 +46,7 @@ export function parseFrame(text: string, options: EnvelopeOptions): Envelope {
   try {
     value = JSON.parse(text);
   } catch {
-    return { kind: "frame-error", response: errorResponse(null, ErrorCode.PARSE_ERROR, "Parse error: the frame is not valid JSON") };
+    return { kind: "frame-error", response: errorResponse(null, { code: ErrorCode.PARSE_ERROR, message: "Parse error: the frame is not valid JSON" }) };
   }
   return envelopeOf(value, options);
 }
@@ -54,11 +55,11 @@ export function parseFrame(text: string, options: EnvelopeOptions): Envelope {
 export function envelopeOf(value: unknown, options: EnvelopeOptions): Envelope {
   if (!Array.isArray(value)) return { kind: "single", item: classify(value, options) };
   if (value.length === 0) {
-    return { kind: "frame-error", response: errorResponse(null, ErrorCode.INVALID_REQUEST, "Invalid Request: an empty batch") };
+    return { kind: "frame-error", response: errorResponse(null, { code: ErrorCode.INVALID_REQUEST, message: "Invalid Request: an empty batch" }) };
   }
   if (value.length > options.maxBatch) {
     const message = `Invalid Request: a batch of ${value.length} requests; at most ${options.maxBatch} (MAX_BATCH) per batch`;
-    return { kind: "frame-error", response: errorResponse(null, ErrorCode.INVALID_REQUEST, message) };
+    return { kind: "frame-error", response: errorResponse(null, { code: ErrorCode.INVALID_REQUEST, message }) };
   }
   return { kind: "batch", items: value.map((item: unknown) => classify(item, options)) };
 }
@@ -88,5 +89,5 @@ function isId(value: unknown): value is JsonRpcId {
 }
 
 function invalid(id: JsonRpcId, why: string): InvalidItem {
-  return { kind: "invalid", response: errorResponse(id, ErrorCode.INVALID_REQUEST, `Invalid Request: ${why}`) };
+  return { kind: "invalid", response: errorResponse(id, { code: ErrorCode.INVALID_REQUEST, message: `Invalid Request: ${why}` }) };
 }

@@ -107,14 +107,14 @@ export class Router<S> {
     const id = item.id ?? null;
     const { maxInflight, defaultTimeoutMs } = this.#options;
     if (connection.inflight.size >= maxInflight) {
-      return errorResponse(id, ErrorCode.OVERLOADED, `${maxInflight} requests are already in flight on this connection (MAX_INFLIGHT); retry when some are answered`);
+      return errorResponse(id, { code: ErrorCode.OVERLOADED, message: `${maxInflight} requests are already in flight on this connection (MAX_INFLIGHT); retry when some are answered` });
     }
     const retryAfterMs = item.method === "cancel" ? 0 : this.#rateOf(connection).take();
     if (retryAfterMs > 0) {
-      return errorResponse(id, ErrorCode.OVERLOADED, `more than ${this.#options.ratePerSec} requests a second on this connection (RATE_LIMIT_PER_SEC); retry in ${retryAfterMs} ms`, { retryAfterMs });
+      return errorResponse(id, { code: ErrorCode.OVERLOADED, message: `more than ${this.#options.ratePerSec} requests a second on this connection (RATE_LIMIT_PER_SEC); retry in ${retryAfterMs} ms`, data: { retryAfterMs } });
     }
     if (!this.#server.hasMethod(item.method)) {
-      return errorResponse(id, ErrorCode.METHOD_NOT_FOUND, `method "${item.method.slice(0, 100)}" does not exist; the methods are listed in protocol/tabwire.openrpc.json`);
+      return errorResponse(id, { code: ErrorCode.METHOD_NOT_FOUND, message: `method "${item.method.slice(0, 100)}" does not exist; the methods are listed in protocol/tabwire.openrpc.json` });
     }
     let params: Record<string, unknown>;
     try {
@@ -123,7 +123,7 @@ export class Router<S> {
       return { jsonrpc: "2.0", id, error: toWireError(error) };
     }
     if (item.id !== undefined && connection.inflight.has(item.id)) {
-      return errorResponse(id, ErrorCode.INVALID_REQUEST, `Invalid Request: a request with id ${JSON.stringify(item.id)} is still in flight on this connection; use a new id`);
+      return errorResponse(id, { code: ErrorCode.INVALID_REQUEST, message: `Invalid Request: a request with id ${JSON.stringify(item.id)} is still in flight on this connection; use a new id` });
     }
     const budget = new Budget(typeof params.timeoutMs === "number" ? params.timeoutMs : defaultTimeoutMs);
     const done = connection.inflight.add(item.id, budget);
@@ -205,6 +205,6 @@ function serialize(response: JsonRpcResponse | JSONRPCResponse): string {
     return JSON.stringify(response);
   } catch (error) {
     const why = `the answer could not be written (${(error as Error).message}); ask for less, e.g. a smaller limit or maxSize`;
-    return JSON.stringify(errorResponse(response.id as JsonRpcId, ErrorCode.INTERNAL_ERROR, why));
+    return JSON.stringify(errorResponse(response.id as JsonRpcId, { code: ErrorCode.INTERNAL_ERROR, message: why }));
   }
 }

@@ -49,7 +49,7 @@ export function callOnElement(tab: TabSession, options: CallOnOptions, budget: B
   // A stale or unknown ref fails before anything runs in the page.
   const element = toResolvable(tab, options.element);
   const scope: Scope = { tab, budget, objectGroup: nextObjectGroup() };
-  return guardedCall(tab, budget, options.captureConsole, async () => {
+  return guardedCall(tab, { budget, captureConsole: options.captureConsole }, async () => {
     try {
       const receiver = element === null ? await globalObject(scope) : await resolveElement(scope, element);
       const response = await callDeclaration(scope, receiver, options);

@@ -35,6 +35,8 @@ export interface ScreenshotOptions {
   scale?: number;
   maxWidth?: number;
   maxHeight?: number;
+  /** The most pixels an image may have (MAX_SCREENSHOT_PIXELS). */
+  maxPixels: number;
 }
 
 /** What screenshot answers. */
@@ -57,9 +59,9 @@ const MAX_CAPTURES = 3;
 /**
  * Captures an area of the tab's page; the returned width and height are the exact pixel size of the image. The
  * plain viewport is one Page.captureScreenshot with no clip (a clip costs Chrome about a frame); every other area is
- * measured first, and refused past `maxPixels` before anything is captured.
+ * measured first, and refused past `options.maxPixels` before anything is captured.
  */
-export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, maxPixels: number, budget: Budget): Promise<ScreenshotResult> {
+export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, budget: Budget): Promise<ScreenshotResult> {
   const encoding = { format: options.format, ...(options.format === "png" ? {} : { quality: options.quality ?? DEFAULT_QUALITY }) };
   return withCaptureLock(tab, budget, async () => {
     if (isPlainViewport(options)) {
@@ -71,7 +73,7 @@ export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, m
     const dpr = geometry.devicePixelRatio;
     const scale = fitScale(area, dpr, options);
     const [width, height] = [toPixels(area.width, scale, dpr), toPixels(area.height, scale, dpr)];
-    checkPixels(width, height, maxPixels);
+    checkPixels(width, height, options.maxPixels);
     const data = await captureImage(
       tab,
       {

@@ -23,7 +23,7 @@ const RELEASE_TIMEOUT_MS = 1_000;
 export function evaluateInTab(tab: TabSession, options: EvaluateOptions, budget: Budget): Promise<EvaluateResult> {
   const prepared = prepareExpression(options.expression, options.isolate);
   const objectGroup = nextObjectGroup();
-  return guardedCall(tab, budget, options.captureConsole, async () => {
+  return guardedCall(tab, { budget, captureConsole: options.captureConsole }, async () => {
     let holdsObjects = false;
     try {
       const response = await tab

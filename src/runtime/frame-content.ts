@@ -65,7 +65,12 @@ const EXPRESSIONS: Readonly<Record<ContentFormat, string>> = {
  * Reads one frame's document, as serialized HTML or rendered text, in an isolated world of that frame; a document
  * longer than `maxBytes` characters is cut in the page, so a huge one never crosses CDP whole.
  */
-export async function readFrame(session: FrameSession, frameId: string, format: ContentFormat, maxBytes: number, signal: AbortSignal): Promise<FrameText> {
+export async function readFrame(
+  session: FrameSession,
+  frameId: string,
+  how: { format: ContentFormat; maxBytes: number; signal: AbortSignal },
+): Promise<FrameText> {
+  const { format, maxBytes, signal } = how;
   const { executionContextId } = await session.send("Page.createIsolatedWorld", { frameId, worldName: WORLD_NAME }, { signal });
   const expression = `(${CUT_IN_PAGE})(${EXPRESSIONS[format]}, ${maxBytes})`;
   const { result, exceptionDetails } = await runHubScript("the hub's read of the document", () =>
@@ -121,7 +126,7 @@ export class IframeReader {
     const { frame } = tree;
     const document = this.#describe(frame.url + (frame.urlFragment ?? ""), frame.securityOrigin);
     try {
-      const read = await readFrame(session, frame.id, this.#options.format, this.#options.maxBytes, this.#options.signal);
+      const read = await readFrame(session, frame.id, this.#options);
       document.content = read.text;
       document.cutBytes = read.cutBytes;
     } catch (error) {

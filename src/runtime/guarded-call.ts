@@ -24,10 +24,10 @@ export function nextObjectGroup(): string {
  */
 export async function guardedCall(
   tab: TabSession,
-  budget: Budget,
-  captureConsole: boolean,
+  how: { budget: Budget; captureConsole: boolean },
   run: () => Promise<EvaluateResult>,
 ): Promise<EvaluateResult> {
+  const { budget, captureConsole } = how;
   let stopWatching = (): void => {};
   // A navigation can leave an awaited promise pending forever in the old document, so the call fails at once.
   const navigated = new Promise<never>((_resolve, reject) => {
@@ -47,7 +47,7 @@ export async function guardedCall(
     if (captured.length > 0) result.console = captured;
     return result;
   } catch (error) {
-    const failure = await explainFailure(tab, budget, error, tab.terminations > terminationsBefore);
+    const failure = await explainFailure(tab, error, { budget, stoppedMeanwhile: tab.terminations > terminationsBefore });
     // A navigation during the call: its script may still be queued, and one that spins would hang the new page.
     if (isHubError(failure, "PAGE_NAVIGATED")) void stopRunaway(tab);
     throw failure;
@@ -57,7 +57,9 @@ export async function guardedCall(
   }
 }
 
-async function explainFailure(tab: TabSession, budget: Budget, error: unknown, stoppedMeanwhile: boolean): Promise<unknown> {
+// What the caller is told of a failed run: TIMEOUT (with whether the script was stopped), PAGE_NAVIGATED, or the error.
+async function explainFailure(tab: TabSession, error: unknown, during: { budget: Budget; stoppedMeanwhile: boolean }): Promise<unknown> {
+  const { budget, stoppedMeanwhile } = during;
   if (budget.isOver && error === budget.reason) {
     if (!budget.isTimedOut) {
       void stopRunaway(tab);

@@ -15,7 +15,8 @@ const ERROR_PAGE_WAIT_MS = 5_000;
  * Navigates the tab and waits for the new document's `load` or `DOMContentLoaded`. A failed load is
  * NAVIGATION_FAILED once Chrome's error page has replaced the document, so the tab's next call runs on that page.
  */
-export async function navigateTab(tab: TabSession, url: string, waitUntil: WaitUntil, budget: Budget): Promise<void> {
+export async function navigateTab(tab: TabSession, to: { url: string; waitUntil: WaitUntil }, budget: Budget): Promise<void> {
+  const { url, waitUntil } = to;
   const milestone = waitUntil === "none" ? null : LIFECYCLE_NAME[waitUntil];
   // Listen before navigating: a fast page can reach its milestone, or commit its error page, before Page.navigate answers.
   const lifecycle = new LoaderWatch(tab, "Page.lifecycleEvent", (event) => (event.name === milestone ? event.loaderId : null));

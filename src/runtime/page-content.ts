@@ -22,20 +22,21 @@ export interface ContentResult {
   truncated?: true;
 }
 
+/** Where a page's content is read: the tab, and the browser connection that reaches its out-of-process iframes. */
+export interface ContentSource {
+  tab: TabSession;
+  connection: CdpConnection;
+}
 
 /** Reads the tab's main document (and, on request, every iframe's) as HTML or text; a navigation meanwhile is PAGE_NAVIGATED. */
-export async function readPageContent(
-  tab: TabSession,
-  connection: CdpConnection,
-  options: ContentOptions,
-  budget: Budget,
-): Promise<ContentResult> {
+export async function readPageContent(source: ContentSource, options: ContentOptions, budget: Budget): Promise<ContentResult> {
+  const { tab } = source;
   const navigation = new AbortController();
   const stopWatching = tab.onNavigated(() => navigation.abort(pageNavigated()));
   // Commands fail at once when the main frame navigates instead of waiting on a document that is gone.
   const signal = AbortSignal.any([budget.signal, navigation.signal]);
   try {
-    const { full, cutBytes } = await readDocuments(tab, connection, options, signal);
+    const { full, cutBytes } = await readDocuments(source, options, signal);
     const cut = cutToBytes(full, options.maxSize);
     // Bytes the page cut count in the full length too.
     return { format: options.format, ...cut, length: cut.length + cutBytes, ...(cutBytes > 0 ? { truncated: true as const } : {}) };
@@ -50,9 +51,10 @@ export async function readPageContent(
 }
 
 /** The documents as one text, and how many of their UTF-8 bytes the page cut. */
-async function readDocuments(tab: TabSession, connection: CdpConnection, options: ContentOptions, signal: AbortSignal): Promise<{ full: string; cutBytes: number }> {
+async function readDocuments(source: ContentSource, options: ContentOptions, signal: AbortSignal): Promise<{ full: string; cutBytes: number }> {
+  const { tab, connection } = source;
   const { frameTree } = await tab.send("Page.getFrameTree", undefined, { signal });
-  const main = await readFrame(tab, frameTree.frame.id, options.format, options.maxSize, signal);
+  const main = await readFrame(tab, frameTree.frame.id, { format: options.format, maxBytes: options.maxSize, signal });
   if (!options.includeIframes) return { full: main.text, cutBytes: main.cutBytes };
   const reader = new IframeReader(connection, { format: options.format, maxBytes: options.maxSize, signal, topOrigin: frameTree.frame.securityOrigin });
   const frames = await reader.read(tab, frameTree);

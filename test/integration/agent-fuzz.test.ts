@@ -33,6 +33,13 @@ interface Waiter {
   onText?: (text: string) => void;
 }
 
+/** What every socket of one fuzz run shares: where findings go, the seeded generator, and the frame count. */
+interface FuzzRun {
+  findings: Finding[];
+  rng: Rng;
+  frameNumber: () => number;
+}
+
 /** One fuzzing socket: the answers it is owed, and how it ended. */
 class FuzzSocket {
   readonly owed = new Map<string, AgentFuzzFrame>();
@@ -45,11 +52,11 @@ class FuzzSocket {
   #rng: Rng;
   #frame = (): number => 0;
 
-  private constructor(ws: WebSocket, findings: Finding[], rng: Rng, frameNumber: () => number) {
+  private constructor(ws: WebSocket, run: FuzzRun) {
     this.#ws = ws;
-    this.#findings = findings;
-    this.#rng = rng;
-    this.#frame = frameNumber;
+    this.#findings = run.findings;
+    this.#rng = run.rng;
+    this.#frame = run.frameNumber;
     this.closed = new Promise((resolve) => ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
     ws.on("error", () => {});
     ws.on("message", (data) => this.#onMessage((data as Buffer).toString("utf8")));
@@ -57,13 +64,13 @@ class FuzzSocket {
   }
 
   /** Opens a socket; registered: with the agent key, registered as the fuzzing agent and ready. */
-  static async open(url: string, registered: boolean, findings: Finding[], rng: Rng, frameNumber: () => number): Promise<FuzzSocket> {
+  static async open(url: string, registered: boolean, run: FuzzRun): Promise<FuzzSocket> {
     const ws = new WebSocket(url);
     await new Promise<void>((resolve, reject) => {
       ws.once("open", resolve);
       ws.once("error", reject);
     });
-    const socket = new FuzzSocket(ws, findings, rng, frameNumber);
+    const socket = new FuzzSocket(ws, run);
     if (registered) {
       const accepted = socket.#until((text) => text.includes('"registration_ack"') && text.includes('"accepted"'));
       ws.send(JSON.stringify({ type: "register", clientId: `${AGENT_CLIENT}:fuzz` }));
@@ -219,7 +226,7 @@ describe(`fuzzing the agent endpoint with ${FRAME_COUNT.toLocaleString("en")} fr
     const runs: Promise<void>[] = [];
     let sent = 0;
     while (sent < FRAME_COUNT) {
-      const socket = await FuzzSocket.open(url, registered, findings, generator.rng, () => sent);
+      const socket = await FuzzSocket.open(url, registered, { findings, rng: generator.rng, frameNumber: () => sent });
       report.connections++;
       while (sent < FRAME_COUNT && socket.isOpen) {
         const frame = generator.next();

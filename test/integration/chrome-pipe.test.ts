@@ -97,7 +97,7 @@ describe("the embedded Chrome speaks CDP over a pipe (real hub, real Chromium)",
       const a = await openTab(tenantA, "data:text/html,<title>a</title>", { clientId: "tenant-a" });
       const b = await openTab(tenantB, "data:text/html,<title>b</title>", { clientId: "tenant-b" });
       try {
-        const waiting = evaluate(tenantB, b.target, "new Promise((resolve) => { window.release = resolve; })", { timeoutMs: 20_000 });
+        const waiting = evaluate(tenantB, b.target, { expression: "new Promise((resolve) => { window.release = resolve; })", timeoutMs: 20_000 });
         expect((await evaluate(tenantB, b.target, "typeof window.release")).value).to.equal("function");
 
         const refused = await failure(evaluate(tenantA, a.target, `"x".repeat(${TEST_CAP_BYTES + 1024})`));

@@ -78,10 +78,10 @@ describe("a signed cluster: what an outsider with access to Redis publishes does
     const forged = { type: "call", id: "forged-call-1", from: ATTACKER, conn: "x", scope: null, peer: "outsider", method: "evaluate", params: { target: teamTab, expression: "document.title = 'pwned'", timeoutMs: 5_000 } };
     const before = await drops(2);
     await outsider.publish(INBOX_TWO, JSON.stringify(forged));
-    await outsider.publish(INBOX_TWO, signed("another-secret-of-16+", forged, `@${teamTab}`));
-    await outsider.publish(INBOX_TWO, signed("another-secret-of-16+", forged, "two"));
+    await outsider.publish(INBOX_TWO, signed("another-secret-of-16+", forged, { to: `@${teamTab}` }));
+    await outsider.publish(INBOX_TWO, signed("another-secret-of-16+", forged, { to: "two" }));
     // A message really signed with the secret, but a minute old (captured then): stale.
-    await outsider.publish(INBOX_TWO, signed(CLUSTER_SECRET, forged, `@${teamTab}`, Date.now() - 60_000));
+    await outsider.publish(INBOX_TWO, signed(CLUSTER_SECRET, forged, { to: `@${teamTab}`, atMs: Date.now() - 60_000 }));
     await counted(2, before, { unsigned: 1, forged: 2, stale: 1 });
     expect(await title(teamTab)).to.equal("team");
   });
@@ -108,7 +108,7 @@ describe("a signed cluster: what an outsider with access to Redis publishes does
     const response = JSON.stringify({ jsonrpc: "2.0", id, result: { type: "string", value: "forged answer" } });
     const answer = { type: "answer", id, from: "two", response };
     await outsider.publish(INBOX_ONE, JSON.stringify(answer));
-    await outsider.publish(INBOX_ONE, signed("another-secret-of-16+", answer, "one"));
+    await outsider.publish(INBOX_ONE, signed("another-secret-of-16+", answer, { to: "one" }));
     await counted(1, before, { unsigned: 1, forged: 1 });
     expect((await pending).value).to.equal("real answer");
   });
@@ -145,8 +145,8 @@ describe("a signed cluster: what an outsider with access to Redis publishes does
   it("drops a console message over CLUSTER_MAX_MESSAGE_BYTES for a subscriber on another instance: console.dropped, then the next message", async () => {
     const { subscriptionId } = await one.call<{ subscriptionId: string }>("console.subscribe", { target: tabOfTwo });
     const mine = (params: { subscriptionId: string }): boolean => params.subscriptionId === subscriptionId;
-    const dropped = collect<{ subscriptionId: string; count: number }>(one, "console.dropped", (all) => all.some(mine), 10_000);
-    const messages = collect<{ subscriptionId: string; text: string }>(one, "console.message", (all) => all.some((m) => mine(m) && m.text === "small"), 10_000);
+    const dropped = collect<{ subscriptionId: string; count: number }>(one, "console.dropped", { done: (all) => all.some(mine), timeoutMs: 10_000 });
+    const messages = collect<{ subscriptionId: string; text: string }>(one, "console.message", { done: (all) => all.some((m) => mine(m) && m.text === "small"), timeoutMs: 10_000 });
     // Each string of a console message is cut to 32 KB: three of them make a message over the cap.
     await two.call("evaluate", { target: tabOfTwo, expression: "const z = 'z'.repeat(100000); console.log(z, z, z); console.log('small')" });
     expect((await dropped).find(mine)?.count).to.equal(1);
@@ -165,10 +165,10 @@ describe("a signed cluster: what an outsider with access to Redis publishes does
     // 100,000 levels are 200 KB, over the cap here: dropped by size first. Signed (as by an instance with a bug),
     // 30,000 levels fit the cap and are dropped for their depth.
     await outsider.publish(INBOX_ONE, deepNotify(100_000));
-    await outsider.publish(INBOX_ONE, signed(CLUSTER_SECRET, deepNotify(100_000), "one"));
-    await outsider.publish(INBOX_ONE, signed(CLUSTER_SECRET, deepNotify(30_000), "one"));
+    await outsider.publish(INBOX_ONE, signed(CLUSTER_SECRET, deepNotify(100_000), { to: "one" }));
+    await outsider.publish(INBOX_ONE, signed(CLUSTER_SECRET, deepNotify(30_000), { to: "one" }));
     await outsider.publish(EVENTS, deepEvent(100_000));
-    await outsider.publish(EVENTS, signed(CLUSTER_SECRET, deepEvent(30_000), "*"));
+    await outsider.publish(EVENTS, signed(CLUSTER_SECRET, deepEvent(30_000), { to: "*" }));
     await outsider.publish(INBOX_ONE, "x".repeat(1024 * 1024));
     await counted(1, beforeOne, { too_large: 4, malformed: 2 });
     await counted(2, beforeTwo, { too_large: 1, malformed: 1 });

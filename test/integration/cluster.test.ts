@@ -104,7 +104,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
 
   it("streams instance 3's console to a subscriber on instance 1, in order, until it unsubscribes", async () => {
     const { subscriptionId } = await one.call<{ subscriptionId: string }>("console.subscribe", { target: tabOfThree });
-    const messages = collect<{ subscriptionId: string; target: string; level: string; text: string }>(one, "console.message", (all) => all.length >= 3, 10_000);
+    const messages = collect<{ subscriptionId: string; target: string; level: string; text: string }>(one, "console.message", { done: (all) => all.length >= 3, timeoutMs: 10_000 });
     await three.call("evaluate", { target: tabOfThree, expression: "console.log('first'); console.warn('second'); console.error('third')" });
     const received = await messages;
     expect(received.map((m) => [m.level, m.text])).to.deep.equal([["log", "first"], ["warn", "second"], ["error", "third"]]);
@@ -116,16 +116,16 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
 
   it("tells instance 1 of instance 2's tabs opening and closing: a watcher and console subscriber gets tab.closed once", async () => {
     await one.call("events.subscribe", { topics: ["tabs"] });
-    const opened = collect<{ target: string; clientId: string }>(one, "tab.opened", (all) => all.some((event) => event.clientId === "closing"), 10_000);
+    const opened = collect<{ target: string; clientId: string }>(one, "tab.opened", { done: (all) => all.some((event) => event.clientId === "closing"), timeoutMs: 10_000 });
     const { target } = await two.call<{ target: string }>("tabs.open", { clientId: "closing", url: "about:blank" });
     expect((await opened).find((event) => event.clientId === "closing")?.target).to.equal(target);
     await one.call("evaluate", { target, expression: "1" });
     await one.call("console.subscribe", { target });
-    const closed = collect<{ target: string; reason: string }>(one, "tab.closed", (all) => all.some((event) => event.target === target), 10_000);
+    const closed = collect<{ target: string; reason: string }>(one, "tab.closed", { done: (all) => all.some((event) => event.target === target), timeoutMs: 10_000 });
     await two.call("tabs.close", { target });
     expect((await closed).find((event) => event.target === target)?.reason).to.equal("closed");
     // Instance 2 sends everything in order: once a later tab.opened is here, any second tab.closed would be too.
-    const later = collect<{ clientId: string }>(one, "tab.opened", (all) => all.some((event) => event.clientId === "later"), 10_000);
+    const later = collect<{ clientId: string }>(one, "tab.opened", { done: (all) => all.some((event) => event.clientId === "later"), timeoutMs: 10_000 });
     await two.call("tabs.open", { clientId: "later", url: "about:blank" });
     await later;
     expect((await closed).filter((event) => event.target === target)).to.have.length(1);
@@ -133,10 +133,10 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
 
   it("runs an agent task from instance 1 on an agent connected to instance 2, with its status notifications", async () => {
     await one.call("events.subscribe", { topics: ["agents"] });
-    const ready = collect<{ target: string }>(one, "agent.ready", (all) => all.some((event) => event.target === "worker:default"), 10_000);
+    const ready = collect<{ target: string }>(one, "agent.ready", { done: (all) => all.some((event) => event.target === "worker:default"), timeoutMs: 10_000 });
     worker = await agent(2, "worker", "on two");
     await ready;
-    const statuses = collect<{ target: string; message: string }>(one, "agent.status", (all) => all.length >= 1, 10_000);
+    const statuses = collect<{ target: string; message: string }>(one, "agent.status", { done: (all) => all.length >= 1, timeoutMs: 10_000 });
     const result = await one.call<{ output: string }>("agent.run", { target: "worker:default", input: "hello" });
     expect(result.output).to.equal("on two: hello");
     expect((await statuses)[0]).to.include({ target: "worker:default", message: "half way" });
@@ -171,7 +171,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
       }
     };
     await one.call("events.subscribe", { topics: ["agents"] });
-    const ready = collect<{ target: string }>(one, "agent.ready", (all) => all.some((event) => event.target === target), 10_000);
+    const ready = collect<{ target: string }>(one, "agent.ready", { done: (all) => all.some((event) => event.target === target), timeoutMs: 10_000 });
     const first = await agent(2, target, "on two");
     await ready;
     await runFromEach("on two");
@@ -182,14 +182,14 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
   });
 
   it("forgets a killed instance's targets within the TTL; its calls fail fast and nothing hangs", async () => {
-    const ready = collect<{ target: string }>(one, "agent.ready", (all) => all.some((event) => event.target === "scout:default"), 10_000);
+    const ready = collect<{ target: string }>(one, "agent.ready", { done: (all) => all.some((event) => event.target === "scout:default"), timeoutMs: 10_000 });
     await agent(3, "scout", "on three");
     await ready;
     let killedAt = Number.POSITIVE_INFINITY;
     const hanging = rpcFailure(one.call("evaluate", { target: tabOfThree, expression: "new Promise(() => {})", timeoutMs: 25_000 })).then((error) => ({ code: error.code, msAfterKill: Date.now() - killedAt }));
     // The forwarded call is running on instance 3 once instance 3 answers a later call of the same connection.
     await one.call("console.subscribe", { target: tabOfThree });
-    const detached = collect<{ target: string; reason: string }>(one, "tab.closed", (all) => all.some((event) => event.target === tabOfThree), 10_000);
+    const detached = collect<{ target: string; reason: string }>(one, "tab.closed", { done: (all) => all.some((event) => event.target === tabOfThree), timeoutMs: 10_000 });
     killedAt = Date.now();
     await killHub(hub(3));
     const inFlight = await hanging;
@@ -213,7 +213,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
   });
 
   it("reaches the killed instance's agent again at once when it reconnects to another instance", async () => {
-    const ready = collect<{ target: string }>(one, "agent.ready", (all) => all.some((event) => event.target === "scout:default"), 10_000);
+    const ready = collect<{ target: string }>(one, "agent.ready", { done: (all) => all.some((event) => event.target === "scout:default"), timeoutMs: 10_000 });
     await agent(2, "scout", "back on two");
     // The event goes out once the registry names instance 2 as its owner, well within the dead owner's TTL.
     await ready;

@@ -28,7 +28,7 @@ describe("console streaming (real hub, real Chromium)", function () {
     try {
       const { subscriptionId } = await client.call("console.subscribe", { target: tab.target });
       const received = collect(client, "console.message", (all) => all.length >= 10_000);
-      await evaluate(client, tab.target, logLoop(10_000), { captureConsole: false });
+      await evaluate(client, tab.target, { expression: logLoop(10_000), captureConsole: false });
       const messages = await received;
       expect(messages.map((m) => m.text)).to.deep.equal(Array.from({ length: 10_000 }, (_, i) => `m${i}`));
       expect(messages.slice(0, 5).map((m) => m.level)).to.deep.equal(["log", "info", "warn", "error", "debug"]);
@@ -196,7 +196,7 @@ describe("a console subscriber that stops reading", function () {
       let peakGrowth = 0;
       const sampler = setInterval(() => (peakGrowth = Math.max(peakGrowth, live() - memoryBefore)), 200);
       for (let from = 0; from < TOTAL; from += 20_000) {
-        await evaluate(fast, tab.target, logLoop(20_000, from), { captureConsole: false, timeoutMs: 60_000 });
+        await evaluate(fast, tab.target, { expression: logLoop(20_000, from), captureConsole: false, timeoutMs: 60_000 });
       }
       await fastDone;
       clearInterval(sampler);

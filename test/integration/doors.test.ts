@@ -1,7 +1,7 @@
 import http from "node:http";
 import { expect } from "chai";
 import WebSocket from "ws";
-import { TabwireError, type TabwireClient } from "../../src/client/index.js";
+import { TabwireError } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
 import { eventually } from "../support/eventually.js";
@@ -29,16 +29,18 @@ function upgradeFrom(url: string, localAddress: string, headers: Record<string, 
 }
 
 /** A raw HTTP request with a Host header of our choosing (fetch will not send one). */
-function withHost(port: number, method: string, path: string, host: string, token?: string): Promise<{ status: number; body: string }> {
+function withHost(port: number, methodAndPath: string, sent: { host: string; token?: string }): Promise<{ status: number; body: string }> {
+  const [method, path] = methodAndPath.split(" ");
+  const { host, token } = sent;
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { host, ...(token ? { authorization: `Bearer ${token}` } : {}) };
-    const sent = http.request({ host: "127.0.0.1", port, method, path, headers }, (response) => {
+    const outgoing = http.request({ host: "127.0.0.1", port, method, path, headers }, (response) => {
       let body = "";
       response.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
       response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
     });
-    sent.on("error", reject);
-    sent.end();
+    outgoing.on("error", reject);
+    outgoing.end();
   });
 }
 
@@ -87,7 +89,7 @@ describe("doors: connection caps, HTTP limits, subscription caps, the Host check
         open.push(again);
         return true;
       }, 5_000, "a socket from the first address once one of its own closed");
-      const metrics = await request(hub.port, "GET", "/metrics", { token: FULL });
+      const metrics = await request(hub.port, "GET /metrics", { token: FULL });
       const refused = Object.fromEntries(samplesOf(metrics.text, "tabwire_connections_refused_total").map((s) => [s.labels.reason, s.value]));
       expect(refused.max_connections_per_ip).to.be.at.least(1);
       expect(refused.max_connections).to.be.at.least(1);
@@ -112,21 +114,21 @@ describe("doors: connection caps, HTTP limits, subscription caps, the Host check
       const agent = await TestAgent.connect({ url: `${hub.url}/agent?token=${AGENT_KEY_B}`, clientId: "tenantB:doors" });
       expect(await agent.registration()).to.include({ status: "accepted" });
       try {
-        const scoped = await request(hub.port, "GET", "/status", { token: TOKEN_A });
+        const scoped = await request(hub.port, "GET /status", { token: TOKEN_A });
         expect((scoped.body.server as { agents: number }).agents).to.equal(0);
         expect(JSON.stringify(scoped.body)).to.not.include("tenantB");
-        expect(((await request(hub.port, "GET", "/status", { token: FULL })).body.server as { agents: number }).agents).to.equal(1);
-        const metrics = await request(hub.port, "GET", "/metrics", { token: TOKEN_A });
+        expect(((await request(hub.port, "GET /status", { token: FULL })).body.server as { agents: number }).agents).to.equal(1);
+        const metrics = await request(hub.port, "GET /metrics", { token: TOKEN_A });
         expect(metrics.status).to.equal(403);
         expect(metrics.body.error?.message).to.match(/needs a full token/);
-        expect((await request(hub.port, "GET", "/metrics", { token: FULL })).status).to.equal(200);
+        expect((await request(hub.port, "GET /metrics", { token: FULL })).status).to.equal(200);
       } finally {
         await agent.close();
       }
     });
 
     it("answers any Host when tokens guard it", async () => {
-      expect((await withHost(hub.port, "GET", "/status", "evil.example", FULL)).status).to.equal(200);
+      expect((await withHost(hub.port, "GET /status", { host: "evil.example", token: FULL })).status).to.equal(200);
     });
   });
 
@@ -145,7 +147,7 @@ describe("doors: connection caps, HTTP limits, subscription caps, the Host check
       const tabB = await openTab(client, "about:blank", { clientId: "tenantB" });
       await client.close();
       const execute = (token: string, tab: { clientId: string; tabId: string }, expression: string): ReturnType<typeof request> =>
-        request(hub.port, "POST", "/page/execute", { token, body: { clientId: tab.clientId, tabId: tab.tabId, expression } });
+        request(hub.port, "POST /page/execute", { token, body: { clientId: tab.clientId, tabId: tab.tabId, expression } });
       const slow = execute(TOKEN_A, tabA, "new Promise((resolve) => setTimeout(() => resolve('slow'), 500))");
       const [second, other] = await Promise.all([execute(TOKEN_A, tabA, "1"), execute(TOKEN_B, tabB, "2")]);
       expect(second.status).to.equal(503);
@@ -156,11 +158,11 @@ describe("doors: connection caps, HTTP limits, subscription caps, the Host check
       const statuses: number[] = [];
       let last: Awaited<ReturnType<typeof request>> | undefined;
       for (let i = 0; i < 5; i++) {
-        last = await request(hub.port, "GET", "/clients", { token: TOKEN_B });
+        last = await request(hub.port, "GET /clients", { token: TOKEN_B });
         statuses.push(last.status);
       }
       expect(statuses).to.include(503);
-      const limited = (await request(hub.port, "GET", "/clients", { token: TOKEN_B })).body.error as { code: number; message: string; data?: { retryAfterMs: number } } | undefined;
+      const limited = (await request(hub.port, "GET /clients", { token: TOKEN_B })).body.error as { code: number; message: string; data?: { retryAfterMs: number } } | undefined;
       expect(limited?.message ?? "").to.match(/RATE_LIMIT_PER_SEC/);
       expect(limited?.data?.retryAfterMs).to.be.above(0);
     });
@@ -177,17 +179,17 @@ describe("doors: connection caps, HTTP limits, subscription caps, the Host check
     });
 
     it("refuses a Host that is not this machine's (DNS rebinding) on HTTP, /rpc and /agent with 403 naming ALLOWED_HOSTS", async () => {
-      const refused = await withHost(hub.port, "GET", "/status", "evil.example");
+      const refused = await withHost(hub.port, "GET /status", { host: "evil.example" });
       expect(refused.status).to.equal(403);
       expect(refused.body).to.match(/Host evil\.example is not this hub's: .*ALLOWED_HOSTS/);
       expect(await upgradeWithHost(`${hub.url}/rpc`, "evil.example:80")).to.equal(403);
       expect(await upgradeWithHost(`${hub.url}/agent`, "evil.example")).to.equal(403);
-      expect((await withHost(hub.port, "GET", "/health", "evil.example")).status, "/health answers anyone").to.equal(200);
+      expect((await withHost(hub.port, "GET /health", { host: "evil.example" })).status, "/health answers anyone").to.equal(200);
     });
 
     it("answers loopback names, HOST and ALLOWED_HOSTS", async () => {
       for (const host of [`localhost:${hub.port}`, `127.0.0.1:${hub.port}`, `[::1]:${hub.port}`, "app.localhost", "hub.test", `hub.test:${hub.port}`]) {
-        expect((await withHost(hub.port, "GET", "/status", host)).status, host).to.equal(200);
+        expect((await withHost(hub.port, "GET /status", { host })).status, host).to.equal(200);
       }
       expect(await upgradeWithHost(`${hub.url}/rpc`, `localhost:${hub.port}`)).to.equal(101);
     });

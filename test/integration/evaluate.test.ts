@@ -12,7 +12,7 @@ describe("evaluate (real hub, real Chromium)", function () {
   let fixtures: FixtureServer;
   let client: TabwireClient;
   let tab: OpenedTab;
-  const run = (expression: string, extra: EvaluateExtra = {}) => evaluate(client, tab.target, expression, extra);
+  const run = (expression: string, extra: EvaluateExtra = {}) => evaluate(client, tab.target, { expression: expression, ...extra });
 
   before(async () => {
     hub = await sharedHub();

@@ -135,7 +135,7 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
     try {
       await client.call("console.subscribe", { target: doomed.target });
       const told = collect<{ target: string; reason: string }>(client, "tab.closed", (all) => all.some((t) => t.target === doomed.target));
-      const pending = rpcFailure(evaluate(client, doomed.target, "new Promise(() => {})", { timeoutMs: 15_000 }));
+      const pending = rpcFailure(evaluate(client, doomed.target, { expression: "new Promise(() => {})", timeoutMs: 15_000 }));
       await evaluate(client, doomed.target, "1");
       const { sessionId } = await cdp.send("Target.attachToTarget", { targetId: doomed.tabId, flatten: true });
       const crashedAt = Date.now();
@@ -176,12 +176,12 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
     const other = await openTab(client);
     try {
       await client.call("console.subscribe", { target: doomed.target });
-      const told = collect<{ target: string; reason: string }>(client, "tab.closed", (all) => all.some((t) => t.target === doomed.target), 15_000);
+      const told = collect<{ target: string; reason: string }>(client, "tab.closed", { done: (all) => all.some((t) => t.target === doomed.target), timeoutMs: 15_000 });
       // Chrome cannot stop a script that spins while the page reloads: its renderer hangs for good. A timer that
       // starts spinning before the reload commits does it every time; the call after it times out, and the hub's
       // terminateExecution goes unanswered.
       await evaluate(client, doomed.target, "location.reload(); setTimeout(() => { for (;;) {} }, 0)");
-      await evaluate(client, doomed.target, "1", { timeoutMs: 100 }).catch(() => undefined);
+      await evaluate(client, doomed.target, { expression: "1", timeoutMs: 100 }).catch(() => undefined);
       expect((await told).find((t) => t.target === doomed.target)).to.deep.equal({ target: doomed.target, reason: "crashed" });
       expect((await rpcFailure(evaluate(client, doomed.target, "1"))).code).to.equal(-32002);
       const { tabs } = await client.call<{ tabs: { target: string }[] }>("tabs.list");
@@ -245,7 +245,7 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
       void agent.call("evaluate", { target: tab.target, expression, timeoutMs: 30_000 }).catch(() => undefined);
       await fixtures.waitForMark("agent-spin");
       agent.terminate();
-      expect(await evaluate(client, tab.target, "1 + 1", { timeoutMs: 3_000 })).to.deep.equal({ type: "number", value: 2 });
+      expect(await evaluate(client, tab.target, { expression: "1 + 1", timeoutMs: 3_000 })).to.deep.equal({ type: "number", value: 2 });
     } finally {
       await closeTab(client, tab.target);
     }
@@ -275,7 +275,7 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
       expect(agents.get(agentTab.target)?.link.calls.size).to.equal(1);
 
       leaver.ws.terminate();
-      for (const tab of tabs) expect(await evaluate(client, tab.target, "1 + 1", { timeoutMs: 3_000 })).to.deep.equal({ type: "number", value: 2 });
+      for (const tab of tabs) expect(await evaluate(client, tab.target, { expression: "1 + 1", timeoutMs: 3_000 })).to.deep.equal({ type: "number", value: 2 });
       expect(consoleStream.size).to.equal(subscriptionsBefore);
       expect(agents.get(agentTab.target)?.link.calls.size).to.equal(0);
       expect(agents.listenerCount("status")).to.equal(statusListenersBefore);
@@ -292,7 +292,7 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
     const other = await openTab(client);
     await client.call("console.subscribe", { target: tab.target });
     const told = collect<{ target: string; reason: string }>(client, "tab.closed", (all) => all.some((t) => t.target === tab.target));
-    const evaluating = rpcFailure(evaluate(client, tab.target, "new Promise(() => {})", { timeoutMs: 20_000 }));
+    const evaluating = rpcFailure(evaluate(client, tab.target, { expression: "new Promise(() => {})", timeoutMs: 20_000 }));
     await evaluate(client, tab.target, "1");
     const navigating = rpcFailure(client.call("navigate", { target: other.target, url: hang.url("kill-navigate"), timeoutMs: 20_000 }));
     const opening = rpcFailure(client.call("tabs.open", { url: hang.url("kill-open"), timeoutMs: 20_000 }));

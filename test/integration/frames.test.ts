@@ -154,9 +154,9 @@ describe("frames: every frame is checked before it is handled, and nothing a pee
 
   it("an HTTP body nested too deep is 400 with where, and the next request is served", async () => {
     const body = `{"clientId":"local","tabId":"x","expression":"1","extra":${deepObject(100_000)}}`;
-    const reply = await request(hub.port, "POST", "/page/execute", { token: FULL, rawBody: body });
+    const reply = await request(hub.port, "POST /page/execute", { token: FULL, rawBody: body });
     expect(reply.status).to.equal(400);
     expect(reply.body.error?.message).to.match(/^the body nests deeper than 66 levels at \/extra(\/a)+; flatten it$/);
-    expect((await request(hub.port, "GET", "/status", { token: FULL })).status).to.equal(200);
+    expect((await request(hub.port, "GET /status", { token: FULL })).status).to.equal(200);
   });
 });

@@ -53,7 +53,7 @@ class ControlClient {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer within the deadline")), CONTROL_DEADLINE_MS)));
     try {
-      const call = evaluate<{ value?: unknown }>(this.client, this.target, `window.__fuzzMarker + ":" + (${a} * 7)`, { timeoutMs: CONTROL_DEADLINE_MS });
+      const call = evaluate<{ value?: unknown }>(this.client, this.target, { expression: `window.__fuzzMarker + ":" + (${a} * 7)`, timeoutMs: CONTROL_DEADLINE_MS });
       const { value } = await Promise.race([call, late]);
       if (value !== `${this.#marker}:${a * 7}`) findings.push({ kind: "control", frame: n, answer: JSON.stringify(value) });
     } catch (error) {
@@ -100,7 +100,8 @@ async function sendFrame(ws: WebSocket, frame: FuzzFrame): Promise<void> {
 }
 
 /** Calls a method over a raw socket and resolves with its response. */
-function rawCall(ws: WebSocket, id: string, method: string, params: object): Promise<Response> {
+function rawCall(ws: WebSocket, request: { id: string; method: string; params: object }): Promise<Response> {
+  const { id } = request;
   return new Promise((resolve) => {
     const onMessage = (data: Buffer): void => {
       const response = JSON.parse(data.toString("utf8")) as Response;
@@ -109,7 +110,7 @@ function rawCall(ws: WebSocket, id: string, method: string, params: object): Pro
       resolve(response);
     };
     ws.on("message", onMessage);
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
+    ws.send(JSON.stringify({ jsonrpc: "2.0", ...request }));
   });
 }
 
@@ -133,7 +134,7 @@ describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed
     control = await ControlClient.open(hub);
     fuzz = await openFuzzSocket(hub);
     side = await connect(hub, { token: FUZZ_TOKEN });
-    const opened = await rawCall(fuzz, "open", "tabs.open", {});
+    const opened = await rawCall(fuzz, { id: "open", method: "tabs.open", params: {} });
     ownTarget = (opened.result as { target: string }).target;
   });
 

@@ -158,7 +158,7 @@ describe("limits: MAX_PAYLOAD, MAX_BATCH, MAX_INFLIGHT and the heartbeat (real h
   it("an agent that never answers pings is dropped within two heartbeat intervals, and its clients see it leave", async () => {
     const watcher = await connect(hub);
     await watcher.call("events.subscribe", { topics: ["agents"] });
-    const gone = collect<{ target: string }>(watcher, "agent.disconnected", (all) => all.some((a) => a.target === "mute:t1"), 5_000);
+    const gone = collect<{ target: string }>(watcher, "agent.disconnected", { done: (all) => all.some((a) => a.target === "mute:t1"), timeoutMs: 5_000 });
     const agent = await rawAgent(hub.url, "mute:t1", { autoPong: false });
     const registered = Date.now();
     await gone;
@@ -218,7 +218,7 @@ describe("a client that stops reading (hub in a child process)", function () {
   /** Asks for far more than the high-water mark without reading, then reads again and checks what the hub did. */
   async function overTheMark(client: TestRpcClient): Promise<void> {
     const tab = await openTab(client);
-    await evaluate(client, tab.target, LOG_PAGE, { captureConsole: false });
+    await evaluate(client, tab.target, { expression: LOG_PAGE, captureConsole: false });
     const answerBytes = JSON.stringify(await client.call("console.list", { target: tab.target, limit: 1000 })).length;
     expect(answerBytes).to.be.above(900_000);
 
@@ -277,7 +277,7 @@ describe("a client that stops reading (hub in a child process)", function () {
     const logTab = await openTab(observer);
     let sending: { stop(): number } | null = null;
     try {
-      await evaluate(observer, logTab.target, LOG_PAGE, { captureConsole: false });
+      await evaluate(observer, logTab.target, { expression: LOG_PAGE, captureConsole: false });
       const expression = `fetch("${fixtures.origin}/mark?name=stalled-spin", { mode: "no-cors", keepalive: true }); while (true) {}`;
       void stalled.call("evaluate", { target: spinTab.target, expression, timeoutMs: 60_000 }).catch(() => undefined);
       await fixtures.waitForMark("stalled-spin");
@@ -306,7 +306,7 @@ describe("a client that stops reading (hub in a child process)", function () {
       const rssBefore = hub.rssBytes();
       // 200 messages of 1 MB each: far under the buffer's 1,000 messages, far over any sensible byte budget.
       const expression = "for (let i = 0; i < 200; i++) console.log(String(i).padStart(3, '0') + 'x'.repeat(1000000))";
-      await evaluate(client, tab.target, expression, { captureConsole: false, timeoutMs: 60_000 });
+      await evaluate(client, tab.target, { expression: expression, captureConsole: false, timeoutMs: 60_000 });
       const { messages } = await client.call<{ messages: { text: string }[] }>("console.list", { target: tab.target, limit: 1 });
       const rssGrowth = hub.rssBytes() - rssBefore;
       // What the hub holds on to; RSS also counts garbage not yet collected, which varies from machine to machine.

@@ -141,7 +141,10 @@ class Failures {
   }
 }
 
-function report(what: string, before: Footprint, after: Footprint, elapsedMs: number, failures?: Failures): void {
+// Prints what a run did to the hub's footprint, and the calls that failed.
+function report(what: string, footprints: { before: Footprint; after: Footprint }, run: { elapsedMs: number; failures?: Failures }): void {
+  const { before, after } = footprints;
+  const { elapsedMs, failures } = run;
   const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(2);
   const change = (a: Record<string, number>, b: Record<string, number>): string =>
     Object.keys({ ...a, ...b }).map((key) => `${key} ${a[key] ?? 0}${a[key] === b[key] ? "" : ` -> ${b[key] ?? 0}`}`).join(", ");
@@ -198,7 +201,7 @@ describe("long runs: connections, tabs and subscriptions leave nothing behind (r
     const cycles = await inParallel(CONNECTION_CYCLES, CONNECTION_WORKERS, cycle);
     const elapsedMs = Date.now() - started;
     const after = await settledFootprint(hub, before);
-    report(`${CONNECTION_CYCLES} connection cycles, ${CONNECTION_WORKERS} in parallel`, before, after, elapsedMs, failures);
+    report(`${CONNECTION_CYCLES} connection cycles, ${CONNECTION_WORKERS} in parallel`, { before, after }, { elapsedMs, failures });
     expect(cycles).to.equal(CONNECTION_CYCLES);
     expect(Object.fromEntries(failures.byError), "failed calls").to.deep.equal({});
     expectBackToBaseline(before, after, CONNECTION_HEAP_MARGIN_BYTES);
@@ -223,7 +226,7 @@ describe("long runs: connections, tabs and subscriptions leave nothing behind (r
       const cycles = await inParallel(TAB_CYCLES, TAB_WORKERS, cycle);
       const elapsedMs = Date.now() - started;
       const after = await settledFootprint(hub, before);
-      report(`${TAB_CYCLES} tab cycles, ${TAB_WORKERS} in parallel`, before, after, elapsedMs, failures);
+      report(`${TAB_CYCLES} tab cycles, ${TAB_WORKERS} in parallel`, { before, after }, { elapsedMs, failures });
       expect(cycles).to.equal(TAB_CYCLES);
       expect(Object.fromEntries(failures.byError), "failed calls").to.deep.equal({});
       expectBackToBaseline(before, after, TAB_HEAP_MARGIN_BYTES);
@@ -249,7 +252,7 @@ describe("long runs: connections, tabs and subscriptions leave nothing behind (r
       await inParallel(SUBSCRIBE_CYCLES, 1, cycle);
       const elapsedMs = Date.now() - started;
       const after = await settledFootprint(hub, before);
-      report(`${SUBSCRIBE_CYCLES} subscribe/unsubscribe cycles on one connection`, before, after, elapsedMs);
+      report(`${SUBSCRIBE_CYCLES} subscribe/unsubscribe cycles on one connection`, { before, after }, { elapsedMs });
       const listenerWarnings = warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"));
       expect(listenerWarnings.length, `listener warnings: ${listenerWarnings.join("; ")}`).to.equal(0);
       expectBackToBaseline(before, after, SUBSCRIBE_HEAP_MARGIN_BYTES);

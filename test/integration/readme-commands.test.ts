@@ -17,7 +17,7 @@ describe("the README's start command", function () {
   it("npm start is the hub's serve command", () => {
     const pkg = JSON.parse(readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
     expect(pkg.scripts.start).to.equal("node dist/src/cli.js serve");
-    expect(pkg.scripts.test).to.match(/^npm run build && mocha/);
+    expect(pkg.scripts.test).to.match(/^npm run build && npm run lint && mocha/);
   });
 
   it("it serves a hub that answers evaluate on a tab opened with tabs.open, and stops cleanly on SIGTERM", async () => {

@@ -44,7 +44,7 @@ describe("screenshot (real hub, real Chromium)", function () {
   const value = async <T>(expression: string): Promise<T> => (await evaluate(client, tab?.target ?? "", expression)).value as T;
   /** The colour of one pixel of an image, as the page's own image decoder reads it: `#rrggbb`. */
   const pixel = (shot: Shot, x: number, y: number): Promise<string> =>
-    evaluate(client, tab?.target ?? "", PIXEL_AT, { args: [`data:${shot.mimeType};base64,${shot.data}`, x, y] }).then((r) => r.value as string);
+    evaluate(client, tab?.target ?? "", { expression: PIXEL_AT, args: [`data:${shot.mimeType};base64,${shot.data}`, x, y] }).then((r) => r.value as string);
 
   before(async () => {
     hub = await sharedHub();

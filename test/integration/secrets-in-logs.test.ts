@@ -51,10 +51,10 @@ describe("security: secrets in logs (hub in a child process, LOG_LEVEL=debug)", 
       expect(await upgradeStatus(`${hub.url}/rpc`, { authorization: `Bearer ${s.wrongHeader}` })).to.equal(401);
       expect(await upgradeStatus(`${hub.url}/rpc?token=${s.wrongQuery}`)).to.equal(401);
       expect(await upgradeStatus(`${hub.url}/agent?token=${s.wrongAgentUrl}`)).to.equal(401);
-      expect((await request(hub.port, "GET", "/status", { token: s.full })).status).to.equal(200);
-      expect((await request(hub.port, "GET", "/clients", { query: s.scoped })).status).to.equal(200);
-      expect((await request(hub.port, "GET", "/status", { token: s.wrongHttpHeader })).status).to.equal(401);
-      expect((await request(hub.port, "GET", "/clients", { query: s.wrongHttpQuery })).status).to.equal(401);
+      expect((await request(hub.port, "GET /status", { token: s.full })).status).to.equal(200);
+      expect((await request(hub.port, "GET /clients", { query: s.scoped })).status).to.equal(200);
+      expect((await request(hub.port, "GET /status", { token: s.wrongHttpHeader })).status).to.equal(401);
+      expect((await request(hub.port, "GET /clients", { query: s.wrongHttpQuery })).status).to.equal(401);
 
       const tab = await openTab(byHeader, "about:blank", { clientId: "alpha" });
       const agents = [

@@ -83,17 +83,17 @@ describe("security (real hubs, real Chromium)", function () {
     it("every HTTP route but /health answers 401 to a missing, wrong, wrong-length or empty token, by header or ?token=, without echoing it", async () => {
       const port = guarded.port;
       for (const [method, route] of HTTP_ROUTES) {
-        expect((await request(port, method, route)).status, `${method} ${route} with no token`).to.equal(401);
+        expect((await request(port, `${method} ${route}`)).status, `${method} ${route} with no token`).to.equal(401);
         for (const token of [WRONG, "x", ""]) {
-          const byHeader = await request(port, method, route, { token });
-          const byQuery = await request(port, method, route, { query: token });
+          const byHeader = await request(port, `${method} ${route}`, { token });
+          const byQuery = await request(port, `${method} ${route}`, { query: token });
           expect([byHeader.status, byQuery.status], `${method} ${route} with "${token}"`).to.deep.equal([401, 401]);
           if (token.length > 1) expect(byHeader.text + byQuery.text).to.not.include(token);
         }
       }
-      expect((await request(port, "GET", "/status", { token: FULL })).status).to.equal(200);
-      expect((await request(port, "GET", "/status", { query: FULL })).status).to.equal(200);
-      expect((await request(port, "GET", "/health")).status).to.equal(200);
+      expect((await request(port, "GET /status", { token: FULL })).status).to.equal(200);
+      expect((await request(port, "GET /status", { query: FULL })).status).to.equal(200);
+      expect((await request(port, "GET /health")).status).to.equal(200);
     });
   });
 
@@ -160,7 +160,7 @@ describe("security (real hubs, real Chromium)", function () {
 
     it("gets the same answer as for a missing tab or client on every HTTP route of section 7", async () => {
       const port = guarded.port;
-      const as = (method: string, route: string, body?: unknown): Promise<Reply> => request(port, method, route, { token: SCOPED, body });
+      const as = (method: string, route: string, body?: unknown): Promise<Reply> => request(port, `${method} ${route}`, { token: SCOPED, body });
       for (const route of ["/status", "/clients"]) {
         const reply = await as("GET", route);
         expect(reply.status, route).to.equal(200);
@@ -199,13 +199,13 @@ describe("security (real hubs, real Chromium)", function () {
     it("a foreign Origin gets 403 on the HTTP routes too, so a web page cannot drive the hub (a no-token hub least of all)", async () => {
       const origin = "https://evil.example";
       for (const [method, route] of HTTP_ROUTES) {
-        expect((await request(guarded.port, method, route, { token: FULL, origin })).status, `${method} ${route}`).to.equal(403);
+        expect((await request(guarded.port, `${method} ${route}`, { token: FULL, origin })).status, `${method} ${route}`).to.equal(403);
       }
       const observer = await connect(locked);
       try {
         const before = (await observer.call<{ tabs: unknown[] }>("tabs.list")).tabs.length;
         // What a page's fetch(..., {mode: "no-cors"}) sends: a simple request, no preflight.
-        const opened = await request(locked.port, "POST", "/tabs/open", { origin, contentType: "text/plain", body: { clientId: "evil", url: "about:blank" } });
+        const opened = await request(locked.port, "POST /tabs/open", { origin, contentType: "text/plain", body: { clientId: "evil", url: "about:blank" } });
         const after = await observer.call<{ tabs: { target: string; clientId: string }[] }>("tabs.list");
         for (const tab of after.tabs.filter((t) => t.clientId === "evil")) await closeTab(observer, tab.target);
         expect(opened.status).to.equal(403);
@@ -247,10 +247,10 @@ describe("security (real hubs, real Chromium)", function () {
           expect(error.message.length).to.be.below(1_000);
         }
         const port = guarded.port;
-        expect((await request(port, "POST", "/tabs/open", { token: FULL, body: { clientId: "../x" } })).status).to.equal(400);
-        expect((await request(port, "POST", "/page/content", { token: FULL, body: { clientId: "../x", tabId: "y" } })).status).to.equal(400);
-        expect((await request(port, "POST", "/page/content", { token: FULL, body: { clientId: "local", tabId: long } })).status).to.equal(400);
-        expect((await request(port, "GET", "/clients/..%2F..%2Fetc/tabs", { token: FULL })).status).to.be.oneOf([400, 404]);
+        expect((await request(port, "POST /tabs/open", { token: FULL, body: { clientId: "../x" } })).status).to.equal(400);
+        expect((await request(port, "POST /page/content", { token: FULL, body: { clientId: "../x", tabId: "y" } })).status).to.equal(400);
+        expect((await request(port, "POST /page/content", { token: FULL, body: { clientId: "local", tabId: long } })).status).to.equal(400);
+        expect((await request(port, "GET /clients/..%2F..%2Fetc/tabs", { token: FULL })).status).to.be.oneOf([400, 404]);
       } finally {
         await client.close();
       }
@@ -284,7 +284,7 @@ describe("security (real hubs, real Chromium)", function () {
       );
       const batch = (await client.nextFrame()) as { id: string; error?: { code: number } }[];
       expect(batch.map((r) => [r.id, r.error?.code]).sort()).to.deep.equal([["c", FORBIDDEN], ["e", FORBIDDEN]]);
-      const execute = await request(locked.port, "POST", "/page/execute", { body: { clientId: tab.clientId, tabId: tab.tabId, expression: code } });
+      const execute = await request(locked.port, "POST /page/execute", { body: { clientId: tab.clientId, tabId: tab.tabId, expression: code } });
       expect([execute.status, execute.body.error?.code]).to.deep.equal([403, FORBIDDEN]);
       const agent = await TestAgent.connect({ url: `${locked.url}/agent`, clientId: tab.target });
       try {
@@ -320,7 +320,7 @@ describe("security (real hubs, real Chromium)", function () {
           expect((await rpcFailure(client.call("tabs.open", { url }))).code, `tabs.open ${url}`).to.equal(FORBIDDEN);
           expect((await rpcFailure(client.call("navigate", { target: tab.target, url }))).code, `navigate ${url}`).to.equal(FORBIDDEN);
           expect((await rpcFailure(client.call("agent.run", { target: tab.target, input: "go", url }))).code, `agent.run ${url}`).to.equal(FORBIDDEN);
-          const http = await request(guarded.port, "POST", "/tabs/open", { token: FULL, body: { clientId: "local", url } });
+          const http = await request(guarded.port, "POST /tabs/open", { token: FULL, body: { clientId: "local", url } });
           expect([http.status, http.body.error?.code], `POST /tabs/open ${url}`).to.deep.equal([403, FORBIDDEN]);
         }
         const { tabs } = await client.call<{ tabs: { target: string; url: string }[] }>("tabs.list");

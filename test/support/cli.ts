@@ -31,7 +31,8 @@ export function tabwire(args: string[], hubUrl: string, stdin?: string): Promise
 }
 
 /** Starts a long-running `tabwire <args>` (console --follow) and resolves with its first stdout line that matches. */
-export function firstLineMatching(args: string[], hubUrl: string, match: RegExp, timeoutMs = 15_000): { line: Promise<string>; stop: () => void } {
+export function firstLineMatching(args: string[], hubUrl: string, match: RegExp): { line: Promise<string>; stop: () => void } {
+  const timeoutMs = 15_000;
   const child = spawn(process.execPath, ["dist/src/cli.js", ...args], {
     cwd: ROOT,
     env: { ...process.env, TABWIRE_URL: hubUrl, TABWIRE_TOKEN: "", HUB_TOKEN: "" },

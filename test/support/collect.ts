@@ -1,16 +1,15 @@
 import type { Notifications, TabwireClient } from "../../src/client/index.js";
 import { TestRpcClient } from "./rpc-client.js";
 
+/** When collecting stops: once `done` says so (within 20 s, or `timeoutMs`). */
+type Until<T> = ((all: T[]) => boolean) | { done: (all: T[]) => boolean; timeoutMs?: number };
+
 /** Collects one notification from the typed client until `done` says so, with a deadline; then stops listening. */
-export function collect<N extends keyof Notifications>(
-  client: TabwireClient,
-  name: N,
-  done: (all: Notifications[N][]) => boolean,
-  timeoutMs?: number,
-): Promise<Notifications[N][]>;
+export function collect<N extends keyof Notifications>(client: TabwireClient, name: N, until: Until<Notifications[N]>): Promise<Notifications[N][]>;
 /** Collects notifications of one method from a bare wire client until `done` says so, with a deadline. */
-export function collect<T>(client: TestRpcClient, method: string, done: (all: T[]) => boolean, timeoutMs?: number): Promise<T[]>;
-export function collect(client: TabwireClient | TestRpcClient, method: string, done: (all: unknown[]) => boolean, timeoutMs = 20_000): Promise<unknown[]> {
+export function collect<T>(client: TestRpcClient, method: string, until: Until<T>): Promise<T[]>;
+export function collect(client: TabwireClient | TestRpcClient, method: string, until: Until<unknown>): Promise<unknown[]> {
+  const { done, timeoutMs = 20_000 } = typeof until === "function" ? { done: until } : until;
   const all: unknown[] = [];
   return new Promise((resolve, reject) => {
     let dispose = (): void => {};

@@ -16,8 +16,11 @@ export interface RequestOptions {
   rawBody?: string;
 }
 
-/** One HTTP request to a hub: the token as a Bearer header or in the query, optionally an Origin. */
-export async function request(port: number, method: string, route: string, options: RequestOptions = {}): Promise<Reply> {
+/** One HTTP request to a hub (`"GET /status"`): the token as a Bearer header or in the query, optionally an Origin. */
+export async function request(port: number, methodAndRoute: string, options: RequestOptions = {}): Promise<Reply> {
+  const space = methodAndRoute.indexOf(" ");
+  const method = methodAndRoute.slice(0, space);
+  const route = methodAndRoute.slice(space + 1);
   const headers: Record<string, string> = { "content-type": options.contentType ?? "application/json" };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   if (options.origin) headers.origin = options.origin;

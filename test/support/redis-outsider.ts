@@ -127,8 +127,8 @@ export function bodyOf(message: SeenMessage): Record<string, unknown> {
 }
 
 /** Signs `body` as an instance would, with the given secret and time: what someone who stole a secret could send. */
-export function signed(secret: string, body: unknown, to: string, atMs = Date.now()): string {
-  return new MessageSigner(secret).seal(typeof body === "string" ? body : JSON.stringify(body), to, atMs);
+export function signed(secret: string, body: unknown, envelope: { to: string; atMs?: number }): string {
+  return new MessageSigner(secret).seal(typeof body === "string" ? body : JSON.stringify(body), envelope.to, envelope.atMs ?? Date.now());
 }
 
 /** A JSON array nested `levels` deep, written without recursion. */

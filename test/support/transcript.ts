@@ -106,7 +106,7 @@ export function mismatch(expected: unknown, actual: unknown, at = "$"): string |
   }
   if (Array.isArray(expected)) {
     if (!Array.isArray(actual)) return `${at}: expected an array, got ${JSON.stringify(actual)}`;
-    if (expected[0] === UNORDERED) return unorderedMismatch(expected.slice(1), actual, at, mismatch);
+    if (expected[0] === UNORDERED) return unorderedMismatch({ expected: expected.slice(1), actual }, at, mismatch);
     if (expected.length !== actual.length) return `${at}: ${actual.length} items, expected ${expected.length}`;
     for (const [index, item] of expected.entries()) {
       const problem = mismatch(item, actual[index], `${at}[${index}]`);
@@ -132,13 +132,14 @@ export function mismatch(expected: unknown, actual: unknown, at = "$"): string |
 export function frameMismatch(expected: unknown, actual: unknown): string | null {
   if (!Array.isArray(expected) || expected[0] === UNORDERED) return mismatch(expected, actual);
   if (!Array.isArray(actual)) return `$: expected a batch answer (an array), got ${JSON.stringify(actual)}`;
-  return unorderedMismatch(expected, actual, "$", mismatch);
+  return unorderedMismatch({ expected, actual }, "$", mismatch);
 }
 
 type Matcher = (expected: unknown, actual: unknown, at: string) => string | null;
 
 /** Matches items one to one in any order (small lists: a plain backtracking search). */
-function unorderedMismatch(expected: readonly unknown[], actual: readonly unknown[], at: string, match: Matcher): string | null {
+function unorderedMismatch(lists: { expected: readonly unknown[]; actual: readonly unknown[] }, at: string, match: Matcher): string | null {
+  const { expected, actual } = lists;
   if (expected.length !== actual.length) return `${at}: ${actual.length} items, expected ${expected.length} (in any order)`;
   const used = new Set<number>();
   const assign = (index: number): boolean => {
@@ -275,7 +276,7 @@ export async function runCase(socket: FrameSocket, each: TranscriptCase, endpoin
   const frames = received.map((entry) => entry.frame);
   const problems: string[] = [];
   if (!sawSentinel) problems.push("the sentinel ping sent after the case was never answered");
-  const problem = unorderedMismatch(each.expect, frames, "frames", (expected, actual) => frameMismatch(expected, actual));
+  const problem = unorderedMismatch({ expected: each.expect, actual: frames }, "frames", (expected, actual) => frameMismatch(expected, actual));
   if (problem) problems.push(describeMismatch(each.expect, frames, problem));
   const last = Math.max(sentAt, ...received.map((entry) => entry.at));
   if (each.withinMs !== null && last - sentAt > each.withinMs) problems.push(`the answers took ${Math.round(last - sentAt)} ms; at most ${each.withinMs} ms`);

@@ -3,6 +3,7 @@ import { PassThrough, Writable } from "node:stream";
 import { CdpConnection } from "../../../src/cdp/connection.js";
 import { PipeTransport } from "../../../src/cdp/pipe-transport.js";
 import { HubError } from "../../../src/errors.js";
+import { FakeChrome as MemoryChrome } from "../support/fake-browser.js";
 
 interface Command {
   id: number;
@@ -97,5 +98,35 @@ describe("CdpConnection over the pipe", () => {
     await disconnected;
     expect(await pending).to.include({ errorName: "BROWSER_UNAVAILABLE" });
     expect(connection.isClosed).to.equal(true);
+  });
+});
+
+describe("CdpConnection routing (flattened sessions by sessionId)", () => {
+  it("hands a session's events to that session's listeners and browser-level events to the connection's, typed", async () => {
+    const chrome = new MemoryChrome();
+    const connection = new CdpConnection(chrome);
+    const one = connection.createSession("S1", "T1");
+    const two = connection.createSession("S2", "T2");
+    const seen: string[] = [];
+    one.listen("Runtime.consoleAPICalled", (event) => seen.push(`one ${event.type}`));
+    two.listen("Runtime.consoleAPICalled", (event) => seen.push(`two ${event.type}`));
+    connection.on("Target.targetCreated", (event) => seen.push(`browser ${event.targetInfo.targetId}`));
+    chrome.event("Runtime.consoleAPICalled", { type: "log", args: [], executionContextId: 1, timestamp: 1 }, "S2");
+    chrome.event("Target.targetCreated", { targetInfo: { targetId: "T9" } });
+    chrome.event("Runtime.consoleAPICalled", { type: "warning", args: [], executionContextId: 1, timestamp: 2 }, "S1");
+    expect(seen).to.deep.equal(["two log", "browser T9", "one warning"]);
+  });
+
+  it("fails a detached session's pending commands with TARGET_CLOSED, and its later ones at once", async () => {
+    const chrome = new MemoryChrome();
+    chrome.answer = () => null;
+    const connection = new CdpConnection(chrome);
+    const session = connection.createSession("S1", "T1");
+    const pending = session.send("Runtime.evaluate", { expression: "1" }, { timeoutMs: 1_000 }).catch((e: unknown) => e);
+    chrome.event("Target.detachedFromTarget", { sessionId: "S1", targetId: "T1" });
+    expect(await pending).to.include({ errorName: "TARGET_CLOSED" });
+    expect(session.isClosed).to.equal(true);
+    expect(await session.send("Runtime.evaluate", { expression: "2" }).catch((e: unknown) => e)).to.include({ errorName: "TARGET_CLOSED" });
+    expect(chrome.commands("Runtime.evaluate")).to.have.length(1);
   });
 });

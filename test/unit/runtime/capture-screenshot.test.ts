@@ -37,15 +37,15 @@ describe("captureScreenshot", () => {
 
   it("takes the plain viewport in one Page.captureScreenshot with no clip, its size read from the image", async () => {
     const { tab, sent } = fakeTab();
-    const options: ScreenshotOptions = { format: "png", area: { kind: "viewport" } };
-    const shot = await captureScreenshot(tab, options, 32 * 2 ** 20, budget);
+    const options: ScreenshotOptions = { format: "png", area: { kind: "viewport" }, maxPixels: 32 * 2 ** 20 };
+    const shot = await captureScreenshot(tab, options, budget);
     expect(sent).to.deep.equal([{ method: "Page.captureScreenshot", params: { format: "png", fromSurface: true } }]);
     expect(shot).to.include({ width: 800, height: 600, mimeType: "image/png" });
   });
 
   it("measures first when the viewport is scaled, and clips", async () => {
     const { tab, sent } = fakeTab();
-    const shot = await captureScreenshot(tab, { format: "png", area: { kind: "viewport" }, scale: 0.5 }, 32 * 2 ** 20, budget);
+    const shot = await captureScreenshot(tab, { format: "png", area: { kind: "viewport" }, scale: 0.5, maxPixels: 32 * 2 ** 20 }, budget);
     expect(sent.map((command) => command.method)).to.deep.equal(["Runtime.evaluate", "Page.captureScreenshot"]);
     expect(sent[1]?.params.clip).to.deep.equal({ x: 0, y: 0, width: 800, height: 600, scale: 0.5 });
     expect(shot).to.include({ width: 400, height: 300 });
@@ -53,7 +53,7 @@ describe("captureScreenshot", () => {
 
   it("refuses an image over MAX_SCREENSHOT_PIXELS with INVALID_PARAMS before anything is captured", async () => {
     const { tab, sent } = fakeTab();
-    const error = await captureScreenshot(tab, { format: "png", area: { kind: "fullPage" } }, 1_000_000, budget).then(() => null, (e: unknown) => e);
+    const error = await captureScreenshot(tab, { format: "png", area: { kind: "fullPage" }, maxPixels: 1_000_000 }, budget).then(() => null, (e: unknown) => e);
     expect(error).to.be.instanceOf(HubError);
     expect((error as HubError).toWire()).to.include({ code: -32602 });
     expect((error as HubError).message).to.match(/800x100000 = 80000000 pixels, above MAX_SCREENSHOT_PIXELS \(1000000\)/);
