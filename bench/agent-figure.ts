@@ -26,7 +26,13 @@ export async function agentFigures(context: BenchContext, hubUrl: string, cwd: s
     const echoCaller = await WsCaller.open(echo.url);
     const run = { jsonrpc: "2.0", method: "agent.run", params: { target: `${AGENT_ID}:default`, input: "ping" } };
     const routed = await compareThroughput(
-      { viaHub: () => answered(context.hub.send(run)), viaAlternative: () => answered(echoCaller.send(run)), warmupCalls: 500, calls: CALLS_PER_ROUND, rounds: context.rounds },
+      {
+        viaHub: () => answered(context.hub.send(run)),
+        viaAlternative: () => answered(echoCaller.send(run)),
+        warmupCalls: 500,
+        calls: CALLS_PER_ROUND,
+        rounds: context.rounds,
+      },
       IN_FLIGHT,
     );
     await echoCaller.close();
@@ -34,8 +40,22 @@ export async function agentFigures(context: BenchContext, hubUrl: string, cwd: s
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);
     return [
-      { name: `routed agent calls per second (${IN_FLIGHT} in flight): hub / plain ws echo of the same frames`, label: "routed agent calls/s vs plain ws echo", unit: "calls/s", goal: ">= 0.4", ...routed },
-      { name: "routed agent call latency, sequential: p50 / p99", label: "agent call latency, sequential: p50 vs p99", hub: p50, alternative: p99, unit: "ms", ratio: p99 / p50, goal: "(report)" },
+      {
+        name: `routed agent calls per second (${IN_FLIGHT} in flight): hub / plain ws echo of the same frames`,
+        label: "routed agent calls/s vs plain ws echo",
+        unit: "calls/s",
+        goal: ">= 0.4",
+        ...routed,
+      },
+      {
+        name: "routed agent call latency, sequential: p50 / p99",
+        label: "agent call latency, sequential: p50 vs p99",
+        hub: p50,
+        alternative: p99,
+        unit: "ms",
+        ratio: p99 / p50,
+        goal: "(report)",
+      },
     ];
   } finally {
     agent.close();
@@ -56,7 +76,8 @@ function connectAgent(hubUrl: string): Promise<WebSocket> {
         // The hub reads one socket's frames in order: once this ping is answered, the agent is ready there.
         ws.send(JSON.stringify({ jsonrpc: "2.0", id: "ready-probe", method: "ping" }));
       } else if (frame.id === "ready-probe") resolve(ws);
-      else if (frame.method === "evaluate") ws.send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { status: "success", output: "pong" } }));
+      else if (frame.method === "evaluate")
+        ws.send(JSON.stringify({ jsonrpc: "2.0", id: frame.id, result: { status: "success", output: "pong" } }));
     });
   });
 }

@@ -43,12 +43,31 @@ export function chartSvg(figures: readonly Figure[], heading: ChartHeading): { s
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="DejaVu Sans, sans-serif">`,
     `<rect width="${WIDTH}" height="${height}" fill="#fff"/>`,
-    text("tabwire against its alternatives: ratio tabwire / alternative, same Chromium, same run", { x: 24, y: 34, size: 19, weight: "bold" }),
+    text("tabwire against its alternatives: ratio tabwire / alternative, same Chromium, same run", {
+      x: 24,
+      y: 34,
+      size: 19,
+      weight: "bold",
+    }),
     text(`median of ${heading.rounds} interleaved rounds; ${heading.machine}; ${heading.date}`, { x: 24, y: 58, size: 13, fill: "#555" }),
-    text("bar: from parity (1x) to the ratio, green when the goal is met; shaded: where the goal is met", { x: 24, y: 78, size: 13, fill: "#555" }),
+    text("bar: from parity (1x) to the ratio, green when the goal is met; shaded: where the goal is met", {
+      x: 24,
+      y: 78,
+      size: 13,
+      fill: "#555",
+    }),
     ...axis(scale, plotBottom),
     ...rows.flatMap((figure, i) => row(figure, TOP + i * ROW_HEIGHT, scale)),
-    ...(listed.length > 0 ? [text("without a bar: reported ratios, and figures of tabwire alone (load on one hub)", { x: 24, y: listTop - 16, size: 15, weight: "bold" })] : []),
+    ...(listed.length > 0
+      ? [
+          text("without a bar: reported ratios, and figures of tabwire alone (load on one hub)", {
+            x: 24,
+            y: listTop - 16,
+            size: 15,
+            weight: "bold",
+          }),
+        ]
+      : []),
     ...listed.flatMap((figure, i) => listRow(figure, listTop + i * LIST_ROW_HEIGHT)),
     "</svg>",
   ];
@@ -74,14 +93,24 @@ function logScale(values: readonly number[]): LogScale {
 }
 
 function axis(scale: LogScale, bottom: number): string[] {
-  return scale.ticks.flatMap((tick) => {
-    const x = scale.x(tick).toFixed(1);
-    const stroke = tick === 1 ? `stroke="#444" stroke-width="1.5"` : `stroke="#ddd"`;
-    return [
-      `<line x1="${x}" y1="${TOP - 4}" x2="${x}" y2="${bottom}" ${stroke}/>`,
-      text(`${tick}x`, { x: Number(x), y: bottom + 20, size: 12, anchor: "middle", fill: "#444" }),
-    ];
-  }).concat(text("tabwire / alternative (log scale)", { x: (PLOT_LEFT + PLOT_RIGHT) / 2, y: bottom + 42, size: 13, anchor: "middle", fill: "#444" }));
+  return scale.ticks
+    .flatMap((tick) => {
+      const x = scale.x(tick).toFixed(1);
+      const stroke = tick === 1 ? `stroke="#444" stroke-width="1.5"` : `stroke="#ddd"`;
+      return [
+        `<line x1="${x}" y1="${TOP - 4}" x2="${x}" y2="${bottom}" ${stroke}/>`,
+        text(`${tick}x`, { x: Number(x), y: bottom + 20, size: 12, anchor: "middle", fill: "#444" }),
+      ];
+    })
+    .concat(
+      text("tabwire / alternative (log scale)", {
+        x: (PLOT_LEFT + PLOT_RIGHT) / 2,
+        y: bottom + 42,
+        size: 13,
+        anchor: "middle",
+        fill: "#444",
+      }),
+    );
 }
 
 function row(figure: Figure, top: number, scale: LogScale): string[] {
@@ -99,8 +128,19 @@ function row(figure: Figure, top: number, scale: LogScale): string[] {
     `<rect x="${barFrom.toFixed(1)}" y="${middle - 10}" width="${Math.max(2, barTo - barFrom).toFixed(1)}" height="20" fill="${colour}"/>`,
     text(figure.label, { x: 24, y: middle - 4, size: 14, weight: "bold" }),
     text(`${atMost ? "lower" : "higher"} is better; goal ${goal}`, { x: 24, y: middle + 15, size: 12, fill: "#666" }),
-    text(`${formatRatio(figure.ratio)}x  ${met ? "goal met" : "goal missed"}`, { x: PLOT_RIGHT + 16, y: middle - 4, size: 14, weight: "bold", fill: colour }),
-    text(`tabwire ${formatValue(figure.hub)} vs ${formatValue(figure.alternative)} ${figure.unit}`, { x: PLOT_RIGHT + 16, y: middle + 15, size: 12, fill: "#666" }),
+    text(`${formatRatio(figure.ratio)}x  ${met ? "goal met" : "goal missed"}`, {
+      x: PLOT_RIGHT + 16,
+      y: middle - 4,
+      size: 14,
+      weight: "bold",
+      fill: colour,
+    }),
+    text(`tabwire ${formatValue(figure.hub)} vs ${formatValue(figure.alternative)} ${figure.unit}`, {
+      x: PLOT_RIGHT + 16,
+      y: middle + 15,
+      size: 12,
+      fill: "#666",
+    }),
   ];
 }
 
@@ -159,7 +199,10 @@ export async function writeChart(figures: readonly Figure[], heading: ChartHeadi
     await send("Emulation.setDeviceMetricsOverride", { width, height, deviceScaleFactor: 2, mobile: false });
     const tree = await send("Page.getFrameTree", {});
     const frameId = (tree.result as { frameTree: { frame: { id: string } } }).frameTree.frame.id;
-    await send("Page.setDocumentContent", { frameId, html: `<!doctype html><style>html, body { margin: 0; overflow: hidden } svg { display: block }</style>${svg}` });
+    await send("Page.setDocumentContent", {
+      frameId,
+      html: `<!doctype html><style>html, body { margin: 0; overflow: hidden } svg { display: block }</style>${svg}`,
+    });
     const shot = await send("Page.captureScreenshot", { format: "png", clip: { x: 0, y: 0, width, height, scale: 1 } });
     writeFileSync(CHART_URL, Buffer.from((shot.result as { data: string }).data, "base64"));
   } finally {
@@ -174,7 +217,12 @@ async function redraw(): Promise<void> {
     figures: Array<Omit<Figure, "label" | "alternative" | "ratio"> & { label?: string; alternative: number | null; ratio: number | null }>;
   };
   // JSON has no NaN: a figure with no alternative was written with null there.
-  const figures = results.figures.map((f) => ({ ...f, label: f.label ?? f.name, alternative: f.alternative ?? Number.NaN, ratio: f.ratio ?? Number.NaN }));
+  const figures = results.figures.map((f) => ({
+    ...f,
+    label: f.label ?? f.name,
+    alternative: f.alternative ?? Number.NaN,
+    ratio: f.ratio ?? Number.NaN,
+  }));
   const chrome = await launchChromeWithPort(resolveChromePath(process.env.CHROME_PATH ?? null), []);
   try {
     await writeChart(figures, results, chrome.wsUrl);

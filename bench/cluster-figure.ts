@@ -30,11 +30,21 @@ export async function clusterFigure(context: BenchContext, root: string): Promis
     const [owner, forwarder] = await Promise.all(instances.map((instance) => WsCaller.open(`${instance.url}/rpc`)));
     if (!owner || !forwarder) throw new Error("the cluster instances did not start");
     callers.push(owner, forwarder);
-    const opened = (await answered(owner.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: "about:blank" } }))) as { result: { target: string } };
+    const opened = (await answered(owner.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: "about:blank" } }))) as {
+      result: { target: string };
+    };
     const evaluate = (caller: WsCaller) => () =>
       answered(caller.send({ jsonrpc: "2.0", method: "evaluate", params: { target: opened.result.target, expression: "1+1" } }));
-    const result = await compareLatency({ viaHub: evaluate(forwarder), viaAlternative: evaluate(owner), warmupCalls: 200, calls: context.calls, rounds: context.rounds });
-    process.stderr.write(`bench: a forwarded evaluate adds ${(result.hub - result.alternative).toFixed(3)} ms (median ${result.hub.toFixed(3)} ms vs ${result.alternative.toFixed(3)} ms on the owner)\n`);
+    const result = await compareLatency({
+      viaHub: evaluate(forwarder),
+      viaAlternative: evaluate(owner),
+      warmupCalls: 200,
+      calls: context.calls,
+      rounds: context.rounds,
+    });
+    process.stderr.write(
+      `bench: a forwarded evaluate adds ${(result.hub - result.alternative).toFixed(3)} ms (median ${result.hub.toFixed(3)} ms vs ${result.alternative.toFixed(3)} ms on the owner)\n`,
+    );
     return {
       name: 'evaluate("1+1") through another instance, forwarded over Redis / the same call on the instance that owns the tab',
       label: "cluster: forwarded vs local evaluate",
@@ -51,7 +61,17 @@ export async function clusterFigure(context: BenchContext, root: string): Promis
 
 async function startInstance(id: string, redisUrl: string, root: string): Promise<Instance> {
   const tmp = mkdtempSync(path.join(os.tmpdir(), `tabwire-bench-${id}-`));
-  const env = { ...process.env, PORT: "0", REDIS_URL: redisUrl, CLUSTER_SECRET: "cluster-secret-for-bench", INSTANCE_ID: id, CDP_URL: "", LOG_LEVEL: "warn", LOG_DIR: path.join(tmp, "logs"), TMPDIR: tmp };
+  const env = {
+    ...process.env,
+    PORT: "0",
+    REDIS_URL: redisUrl,
+    CLUSTER_SECRET: "cluster-secret-for-bench",
+    INSTANCE_ID: id,
+    CDP_URL: "",
+    LOG_LEVEL: "warn",
+    LOG_DIR: path.join(tmp, "logs"),
+    TMPDIR: tmp,
+  };
   const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise<string>((resolve, reject) => {
     let seen = "";

@@ -71,7 +71,9 @@ export function evaluateViaHub(context: BenchContext, expression = "1+1"): Promi
 
 /** Raw CDP `Runtime.evaluate` of `1+1` on the bench's held flattened session, checked for an error. */
 export function evaluateRaw(context: BenchContext): Promise<Record<string, unknown>> {
-  return answered(context.raw.send({ method: "Runtime.evaluate", params: { expression: "1+1", returnByValue: true }, sessionId: context.sessionId }));
+  return answered(
+    context.raw.send({ method: "Runtime.evaluate", params: { expression: "1+1", returnByValue: true }, sessionId: context.sessionId }),
+  );
 }
 
 /** Median evaluate("1+1") round trip through the hub against a library's in-process page.evaluate, which must give 2. */

@@ -124,7 +124,11 @@ async function measureLoop(caller: WsCaller, loop: Loop): Promise<LoopRates> {
   let stop = (): void => undefined;
   let timer: NodeJS.Timeout | undefined;
   const all = new Promise<void>((resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`console: ${seen} of ${MESSAGES} messages arrived (${lost} reported dropped) within ${DELIVERY_TIMEOUT_MS} ms`)), DELIVERY_TIMEOUT_MS);
+    timer = setTimeout(
+      () =>
+        reject(new Error(`console: ${seen} of ${MESSAGES} messages arrived (${lost} reported dropped) within ${DELIVERY_TIMEOUT_MS} ms`)),
+      DELIVERY_TIMEOUT_MS,
+    );
     stop = caller.onEvent((message) => {
       const kind = classify(message);
       if (kind > 0) {

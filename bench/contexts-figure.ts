@@ -80,18 +80,26 @@ async function openLatencies(hub: WsCaller, rounds: number): Promise<{ hub: numb
 /** Times one tabs.open (the close after it is not timed). */
 async function timedOpen(hub: WsCaller, clientId: string | undefined): Promise<number> {
   const started = performance.now();
-  const opened = await answered(hub.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: "about:blank", ...(clientId ? { clientId } : {}) } }));
+  const opened = await answered(
+    hub.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: "about:blank", ...(clientId ? { clientId } : {}) } }),
+  );
   const elapsed = performance.now() - started;
   const { target } = opened.result as { target: string };
   await answered(hub.send({ jsonrpc: "2.0", method: "tabs.close", params: { target } }));
   return elapsed;
 }
 
-async function memoryPerClient(hub: WsCaller, inspector: WsCaller, chromePid: number): Promise<{ chromePerClient: number; chromePerTab: number; hubPerClientKb: number }> {
+async function memoryPerClient(
+  hub: WsCaller,
+  inspector: WsCaller,
+  chromePid: number,
+): Promise<{ chromePerClient: number; chromePerTab: number; hubPerClientKb: number }> {
   const hold = async (clientIds: (string | undefined)[]): Promise<{ chromeMb: number; heapBytes: number; targets: string[] }> => {
     const targets: string[] = [];
     for (const clientId of clientIds) {
-      const opened = await answered(hub.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: "about:blank", ...(clientId ? { clientId } : {}) } }));
+      const opened = await answered(
+        hub.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: "about:blank", ...(clientId ? { clientId } : {}) } }),
+      );
       targets.push((opened.result as { target: string }).target);
     }
     await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
@@ -128,7 +136,7 @@ function chromePssMb(rootPid: number): number {
     }
   }
   const tree = new Set([rootPid]);
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const [pid, parent] of parents) if (tree.has(parent) && !tree.has(pid)) grew = tree.add(pid) !== undefined;
   }

@@ -87,9 +87,16 @@ export async function loadFigures(hubUrl: string, hubPid: number, inspectorUrl: 
 /** Memory per connection from two footprints: RSS always, the live heap when it was read. */
 function perConnection(what: string, before: Footprint, after: Footprint & { count: number }): LoadFigure[] {
   const { count } = after;
-  const rss = { name: `hub memory per ${what} (RSS with them minus at rest, / count)`, value: (after.rssKb - before.rssKb) / count, unit: "KB" };
+  const rss = {
+    name: `hub memory per ${what} (RSS with them minus at rest, / count)`,
+    value: (after.rssKb - before.rssKb) / count,
+    unit: "KB",
+  };
   if (Number.isNaN(after.liveHeapBytes)) return [rss];
-  return [rss, { name: `hub live heap per ${what} (after GC)`, value: (after.liveHeapBytes - before.liveHeapBytes) / count / 1024, unit: "KB" }];
+  return [
+    rss,
+    { name: `hub live heap per ${what} (after GC)`, value: (after.liveHeapBytes - before.liveHeapBytes) / count / 1024, unit: "KB" },
+  ];
 }
 
 // The issue's goal for the memory an idle agent connection costs the hub.
@@ -140,7 +147,10 @@ async function idleAgentFigures(hubUrl: string, footprint: FootprintReader, rest
     let ready = 0;
     let onAllReady = (): void => {};
     const allReady = new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`only ${ready} of ${IDLE_AGENTS} agents ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`only ${ready} of ${IDLE_AGENTS} agents ready within ${READY_TIMEOUT_MS} ms`)),
+        READY_TIMEOUT_MS,
+      );
       onAllReady = () => (clearTimeout(timer), resolve());
     });
     watcher.onEvent((message) => {
@@ -150,7 +160,9 @@ async function idleAgentFigures(hubUrl: string, footprint: FootprintReader, rest
     await watcher.send({ jsonrpc: "2.0", method: "events.subscribe", params: { topics: ["agents"] } });
     const started = performance.now();
     for (let i = 0; i < IDLE_AGENTS; i += OPEN_BATCH) {
-      const batch = Array.from({ length: Math.min(OPEN_BATCH, IDLE_AGENTS - i) }, (_, k) => registerAgent(hubUrl, `load-agent-${i + k}:tab`));
+      const batch = Array.from({ length: Math.min(OPEN_BATCH, IDLE_AGENTS - i) }, (_, k) =>
+        registerAgent(hubUrl, `load-agent-${i + k}:tab`),
+      );
       agents.push(...(await Promise.all(batch)));
     }
     await allReady;
@@ -181,7 +193,9 @@ async function orchestratorFigures(hubUrl: string, footprint: FootprintReader): 
   try {
     const opening = performance.now();
     for (let i = 0; i < CONNECTIONS; i += OPEN_BATCH) {
-      callers.push(...(await Promise.all(Array.from({ length: Math.min(OPEN_BATCH, CONNECTIONS - i) }, () => WsCaller.open(`${hubUrl}/rpc`)))));
+      callers.push(
+        ...(await Promise.all(Array.from({ length: Math.min(OPEN_BATCH, CONNECTIONS - i) }, () => WsCaller.open(`${hubUrl}/rpc`)))),
+      );
     }
     const openMs = performance.now() - opening;
     const withConnections = await footprint();
@@ -192,7 +206,11 @@ async function orchestratorFigures(hubUrl: string, footprint: FootprintReader): 
     return [
       { name: `${CONNECTIONS} orchestrator connections opened (${OPEN_BATCH} at a time)`, value: openMs / 1000, unit: "s" },
       ...perConnection("idle orchestrator connection", before, { ...withConnections, count: CONNECTIONS }),
-      { name: `calls answered with a result, ${CONNECTIONS} connections x ${CALLS_PER_CONNECTION} (ping, tabs.list) at once`, value: ok, unit: `of ${calls}` },
+      {
+        name: `calls answered with a result, ${CONNECTIONS} connections x ${CALLS_PER_CONNECTION} (ping, tabs.list) at once`,
+        value: ok,
+        unit: `of ${calls}`,
+      },
       { name: "those calls answered with an error or not at all (within 30 s)", value: failed, unit: `of ${calls}` },
       { name: "those calls: p50 latency", value: percentile(latencies, 50), unit: "ms" },
       { name: "those calls: p99 latency", value: percentile(latencies, 99), unit: "ms" },

@@ -37,7 +37,18 @@ export async function startHubProcess(options: HubProcessOptions = {}): Promise<
   const child = spawn(process.execPath, [...nodeArgs, ...(inspect ? ["--inspect=127.0.0.1:0"] : []), "dist/src/cli.js", "serve"], {
     cwd: ROOT,
     // Empty values win over a developer's .env: dotenv never overrides a variable that is set.
-    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", HUB_TOKEN: "", HUB_TOKENS: "", AUTH_KEY: "", CDP_URL: "", LOG_LEVEL: "warn", LOG_DIR: `${os.tmpdir()}/tabwire-bench-logs`, ...env },
+    env: {
+      ...process.env,
+      PORT: "0",
+      HOST: "127.0.0.1",
+      HUB_TOKEN: "",
+      HUB_TOKENS: "",
+      AUTH_KEY: "",
+      CDP_URL: "",
+      LOG_LEVEL: "warn",
+      LOG_DIR: `${os.tmpdir()}/tabwire-bench-logs`,
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const stderr: string[] = [];
@@ -74,7 +85,11 @@ async function main(): Promise<void> {
   try {
     process.stdout.write(`tabwire load figures (${os.cpus().length} cores, Node ${process.version}; hub pid ${hub.pid} at ${hub.url})\n`);
     const figures = await loadFigures(hub.url, hub.pid, hub.inspectorUrl);
-    const lines = ["| figure | value | unit |", "|---|---|---|", ...figures.map((f) => `| ${f.name} | ${Number.isInteger(f.value) ? f.value : f.value.toFixed(2)} | ${f.unit} |`)];
+    const lines = [
+      "| figure | value | unit |",
+      "|---|---|---|",
+      ...figures.map((f) => `| ${f.name} | ${Number.isInteger(f.value) ? f.value : f.value.toFixed(2)} | ${f.unit} |`),
+    ];
     process.stdout.write(`\n${lines.join("\n")}\n`);
   } finally {
     await hub.stop();

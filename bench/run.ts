@@ -54,8 +54,17 @@ function steps(context: BenchContext, hubUrl: string, chromePid: number): Array<
     ["console", () => consoleFigures(context)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
     ["contexts: what a client's own browser context costs", () => contextFigures(context.cdpUrl, chromePid, context.rounds)],
-    [`load: ${LOAD_CONNECTIONS} orchestrators and ${LOAD_CONNECTIONS} idle agents`, async () => asTableRows(await loadOnFreshHub(context.cdpUrl))],
-    ["cluster: a forwarded evaluate", () => (existsSync(REDIS_SERVER) ? clusterFigure(context, ROOT) : skipped("cluster", `${REDIS_SERVER} is missing (npm run setup installs it)`))],
+    [
+      `load: ${LOAD_CONNECTIONS} orchestrators and ${LOAD_CONNECTIONS} idle agents`,
+      async () => asTableRows(await loadOnFreshHub(context.cdpUrl)),
+    ],
+    [
+      "cluster: a forwarded evaluate",
+      () =>
+        existsSync(REDIS_SERVER)
+          ? clusterFigure(context, ROOT)
+          : skipped("cluster", `${REDIS_SERVER} is missing (npm run setup installs it)`),
+    ],
   ];
 }
 
@@ -81,7 +90,16 @@ async function main(): Promise<void> {
     const attached = (await raw.send({ method: "Target.attachToTarget", params: { targetId: tabId, flatten: true } })) as {
       result: { sessionId: string };
     };
-    const context = { hub, raw, cdpUrl: chrome.wsUrl, target, tabId, sessionId: attached.result.sessionId, rounds: ROUNDS, calls: CALLS_PER_ROUND };
+    const context = {
+      hub,
+      raw,
+      cdpUrl: chrome.wsUrl,
+      target,
+      tabId,
+      sessionId: attached.result.sessionId,
+      rounds: ROUNDS,
+      calls: CALLS_PER_ROUND,
+    };
     const figures: Figure[] = [];
     for (const [what, step] of steps(context, child.url, chrome.process.pid ?? 0)) {
       const began = performance.now();
@@ -129,12 +147,17 @@ function report(figures: Figure[]): { machine: string; date: string; rounds: num
     "",
     "| figure | tabwire | alternative | ratio | goal | met |",
     "|---|---|---|---|---|---|",
-    ...figures.map((f) => `| ${f.name} | ${value(f.hub, f.unit)} | ${value(f.alternative, f.unit)} | ${ratio(f)} | ${goal(f)} | ${met(f)} |`),
+    ...figures.map(
+      (f) => `| ${f.name} | ${value(f.hub, f.unit)} | ${value(f.alternative, f.unit)} | ${ratio(f)} | ${goal(f)} | ${met(f)} |`,
+    ),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   const rows = figures.map((f) => ({ ...f, met: met(f) }));
   mkdirSync(new URL("../../bench/", import.meta.url), { recursive: true });
-  writeFileSync(new URL("../../bench/results.json", import.meta.url), `${JSON.stringify({ date, machine, rounds: ROUNDS, callsPerRound: CALLS_PER_ROUND, loadConnections: LOAD_CONNECTIONS, figures: rows }, null, 2)}\n`);
+  writeFileSync(
+    new URL("../../bench/results.json", import.meta.url),
+    `${JSON.stringify({ date, machine, rounds: ROUNDS, callsPerRound: CALLS_PER_ROUND, loadConnections: LOAD_CONNECTIONS, figures: rows }, null, 2)}\n`,
+  );
   return { machine, date, rounds: ROUNDS };
 }
 

@@ -14,9 +14,13 @@ const DRAWN_PAGE = `data:text/html,${encodeURIComponent(
 /** Median `screenshot` (png, viewport) through the hub against raw Page.captureScreenshot (png) on a held session, on a drawn page. */
 export async function screenshotFigure(context: BenchContext): Promise<Figure> {
   const { hub, raw, rounds } = context;
-  const opened = (await answered(hub.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: DRAWN_PAGE } }))) as { result: { target: string; tabId: string } };
+  const opened = (await answered(hub.send({ jsonrpc: "2.0", method: "tabs.open", params: { url: DRAWN_PAGE } }))) as {
+    result: { target: string; tabId: string };
+  };
   const { target, tabId } = opened.result;
-  const attached = (await answered(raw.send({ method: "Target.attachToTarget", params: { targetId: tabId, flatten: true } }))) as { result: { sessionId: string } };
+  const attached = (await answered(raw.send({ method: "Target.attachToTarget", params: { targetId: tabId, flatten: true } }))) as {
+    result: { sessionId: string };
+  };
   const { sessionId } = attached.result;
   try {
     const result = await compareLatency({

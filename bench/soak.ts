@@ -148,7 +148,8 @@ export class HubProbe {
       fds: openFds(pid),
       tabs,
       // The probe's own connection is not load.
-      connections: (metrics.get('tabwire_connections{kind="orchestrator"}') ?? 0) + (metrics.get('tabwire_connections{kind="agent"}') ?? 0) - 1,
+      connections:
+        (metrics.get('tabwire_connections{kind="orchestrator"}') ?? 0) + (metrics.get('tabwire_connections{kind="agent"}') ?? 0) - 1,
       cdpSessions: metrics.get("tabwire_cdp_sessions") ?? NaN,
       inflight: metrics.get("tabwire_inflight_calls") ?? NaN,
     };
@@ -214,7 +215,10 @@ function unexpected(stderr: readonly string[]): string[] {
   for (const line of stderr) {
     if (EXPECTED_STDERR.some((pattern) => pattern.test(line))) continue;
     // Log lines start with a timestamp, Node's warnings with the pid: neither makes two lines differ.
-    const key = line.replace(/^\S+Z /, "").replace(/^\(node:\d+\) /, "").slice(0, 300);
+    const key = line
+      .replace(/^\S+Z /, "")
+      .replace(/^\(node:\d+\) /, "")
+      .slice(0, 300);
     counts.set(key, (counts.get(key) ?? 0) + 1);
   }
   return [...counts].map(([line, count]) => `${count} x ${line}`);
@@ -374,10 +378,15 @@ export function soakTable(report: SoakReport): string {
     "| at | hub RSS MB | heap after GC MB | fds | tabs | connections | CDP sessions | calls/s | errors | p50 ms | p99 ms |",
     "|---|---|---|---|---|---|---|---|---|---|---|",
     row("rest", report.rest),
-    ...report.samples.map((s) => row(`${s.elapsedS} s`, s, [s.callsPerSec.toFixed(0), String(s.errors), s.p50Ms.toFixed(1), s.p99Ms.toFixed(1)])),
+    ...report.samples.map((s) =>
+      row(`${s.elapsedS} s`, s, [s.callsPerSec.toFixed(0), String(s.errors), s.p50Ms.toFixed(1), s.p99Ms.toFixed(1)]),
+    ),
     row("drained", report.end),
   ];
-  const errors = Object.entries(report.errors).map(([kind, count]) => `${count} x ${kind}`).join("; ") || "none";
+  const errors =
+    Object.entries(report.errors)
+      .map(([kind, count]) => `${count} x ${kind}`)
+      .join("; ") || "none";
   return [
     ...lines,
     "",
@@ -392,11 +401,16 @@ async function main(): Promise<void> {
   const minutes = flag > 0 ? Number(process.argv[flag + 1]) : 60;
   if (!(minutes > 0)) throw new Error("usage: node dist/bench/soak.js [--minutes N]");
   const sampleEveryMs = Math.min(60_000, (minutes * 60_000) / 4);
-  process.stdout.write(`tabwire soak: ${minutes} min, a sample every ${sampleEveryMs / 1000} s (${os.cpus().length} cores, Node ${process.version})\n`);
+  process.stdout.write(
+    `tabwire soak: ${minutes} min, a sample every ${sampleEveryMs / 1000} s (${os.cpus().length} cores, Node ${process.version})\n`,
+  );
   const report = await runSoak({
     durationMs: minutes * 60_000,
     sampleEveryMs,
-    onSample: (s) => process.stdout.write(`${s.elapsedS} s: RSS ${s.rssMb.toFixed(1)} MB, heap ${s.heapMb.toFixed(1)} MB, ${s.fds} fds, ${s.tabs} tabs, ${s.callsPerSec.toFixed(0)} calls/s, ${s.errors} errors, p50 ${s.p50Ms.toFixed(1)} ms, p99 ${s.p99Ms.toFixed(1)} ms\n`),
+    onSample: (s) =>
+      process.stdout.write(
+        `${s.elapsedS} s: RSS ${s.rssMb.toFixed(1)} MB, heap ${s.heapMb.toFixed(1)} MB, ${s.fds} fds, ${s.tabs} tabs, ${s.callsPerSec.toFixed(0)} calls/s, ${s.errors} errors, p50 ${s.p50Ms.toFixed(1)} ms, p99 ${s.p99Ms.toFixed(1)} ms\n`,
+      ),
   });
   process.stdout.write(`\n${soakTable(report)}\n`);
   if (report.answered !== report.calls || Object.keys(report.errors).length > 0 || report.hubWarnings.length > 0) process.exitCode = 1;

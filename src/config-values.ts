@@ -49,7 +49,12 @@ export function oneOf<T extends string>(env: Env, name: string, words: { choices
 /** A comma-separated list setting. */
 export function list(env: Env, name: string, normalize: (item: string) => string = (s) => s): ReadonlySet<string> {
   const raw = env[name] ?? "";
-  return new Set(raw.split(",").map((item) => normalize(item.trim())).filter(Boolean));
+  return new Set(
+    raw
+      .split(",")
+      .map((item) => normalize(item.trim()))
+      .filter(Boolean),
+  );
 }
 
 /** A client id setting. */
@@ -62,7 +67,10 @@ export function clientId(env: Env, name: string, fallback: string): string {
 /** A list of `token` (every client) or `token:clientA|clientB` (those clients only), comma-separated. */
 export function grants(env: Env, name: string): TokenGrant[] {
   const found: TokenGrant[] = [];
-  for (const item of (env[name] ?? "").split(",").map((s) => s.trim()).filter(Boolean)) {
+  for (const item of (env[name] ?? "")
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [token = "", scopeText] = item.split(":", 2);
     checkedToken(name, token);
     if (scopeText === undefined) {

@@ -1,7 +1,19 @@
 import { existsSync } from "node:fs";
 import dotenv from "dotenv";
 import { ConfigError } from "./config-error.js";
-import { boolean, checkedToken, clientId, grants, integer, isLoopbackHost, list, oneOf, text, type Env, type TokenGrant } from "./config-values.js";
+import {
+  boolean,
+  checkedToken,
+  clientId,
+  grants,
+  integer,
+  isLoopbackHost,
+  list,
+  oneOf,
+  text,
+  type Env,
+  type TokenGrant,
+} from "./config-values.js";
 
 export { ConfigError } from "./config-error.js";
 export type { TokenGrant } from "./config-values.js";
@@ -148,16 +160,26 @@ export function parseConfig(env: Env): Config {
 /** The combinations a hub refuses to start with: each would leave a door open that the operator did not mean to. */
 function checkSecurity(config: Config): void {
   if (config.tokens.length > 0 && config.agentKeys.length === 0) {
-    throw new ConfigError("AUTH_KEY / AGENT_KEYS", "HUB_TOKEN or HUB_TOKENS is set, so agents need a key too: set AUTH_KEY (any client id) or AGENT_KEYS=key:clientA|clientB");
+    throw new ConfigError(
+      "AUTH_KEY / AGENT_KEYS",
+      "HUB_TOKEN or HUB_TOKENS is set, so agents need a key too: set AUTH_KEY (any client id) or AGENT_KEYS=key:clientA|clientB",
+    );
   }
   if (config.tokens.length === 0 && !isLoopbackHost(config.host) && !config.allowOpen) {
-    throw new ConfigError("HOST", `${config.host} is reachable from other machines and no HUB_TOKEN or HUB_TOKENS is set: set a token, or ALLOW_OPEN=true to serve every peer without one`);
+    throw new ConfigError(
+      "HOST",
+      `${config.host} is reachable from other machines and no HUB_TOKEN or HUB_TOKENS is set: set a token, or ALLOW_OPEN=true to serve every peer without one`,
+    );
   }
   if (config.redisUrl !== null && config.clusterSecret === null) {
-    throw new ConfigError("CLUSTER_SECRET", `REDIS_URL is set, so the instances need a shared secret to sign their messages: set CLUSTER_SECRET (${CLUSTER_SECRET_MIN_LENGTH}+ characters, the same on every instance)`);
+    throw new ConfigError(
+      "CLUSTER_SECRET",
+      `REDIS_URL is set, so the instances need a shared secret to sign their messages: set CLUSTER_SECRET (${CLUSTER_SECRET_MIN_LENGTH}+ characters, the same on every instance)`,
+    );
   }
   if (config.redisCaFile !== null) {
-    if (!config.redisUrl?.startsWith("rediss://")) throw new ConfigError("REDIS_CA_FILE", "is for a TLS Redis: use it with a rediss:// REDIS_URL");
+    if (!config.redisUrl?.startsWith("rediss://"))
+      throw new ConfigError("REDIS_CA_FILE", "is for a TLS Redis: use it with a rediss:// REDIS_URL");
     if (!existsSync(config.redisCaFile)) throw new ConfigError("REDIS_CA_FILE", `${config.redisCaFile} does not exist`);
   }
 }
@@ -198,7 +220,8 @@ function cdpUrl(env: Env): string | null {
 function redisUrl(env: Env): string | null {
   const raw = env.REDIS_URL;
   if (raw === undefined || raw === "") return null;
-  if (!/^rediss?:\/\/[^\s]+$/.test(raw)) throw new ConfigError("REDIS_URL", "use redis://host:6379 (or rediss:// for TLS), optionally with user:password@ and /db");
+  if (!/^rediss?:\/\/[^\s]+$/.test(raw))
+    throw new ConfigError("REDIS_URL", "use redis://host:6379 (or rediss:// for TLS), optionally with user:password@ and /db");
   return raw;
 }
 
@@ -211,5 +234,8 @@ export interface CliSettings {
 /** Reads the command line's settings from the environment (after .env). */
 export function loadCliSettings(): CliSettings {
   dotenv.config({ quiet: true });
-  return { hubUrl: process.env.TABWIRE_URL || "ws://127.0.0.1:8080", token: process.env.TABWIRE_TOKEN || process.env.HUB_TOKEN || undefined };
+  return {
+    hubUrl: process.env.TABWIRE_URL || "ws://127.0.0.1:8080",
+    token: process.env.TABWIRE_TOKEN || process.env.HUB_TOKEN || undefined,
+  };
 }

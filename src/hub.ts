@@ -55,7 +55,9 @@ export async function startHub(config: Config): Promise<Hub> {
   await services.browser.start();
   const validator = new ParamsValidator(loadOpenRpc());
   // Cluster (Redis): loaded only with REDIS_URL; its methods forward calls for targets other instances own.
-  const cluster = config.redisUrl ? await (await import("./cluster/cluster.js")).joinCluster({ config, services, validator, methods: HUB_METHODS }) : null;
+  const cluster = config.redisUrl
+    ? await (await import("./cluster/cluster.js")).joinCluster({ config, services, validator, methods: HUB_METHODS })
+    : null;
   if (cluster) services.cluster = cluster;
   const methods = cluster?.methods ?? HUB_METHODS;
   const router = new Router({ methods, services, validator, ...config, observer: services.metrics });
@@ -73,7 +75,8 @@ export async function startHub(config: Config): Promise<Hub> {
   // Old eval-server deployments served the HTTP API on a port of its own.
   const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));
   acceptUpgrades(server, { services, policy, router, agentRouter, agentKey, heartbeat, sockets, serverId });
-  if (policy.isWideOpen("orchestrator")) log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
+  if (policy.isWideOpen("orchestrator"))
+    log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
   else if (authenticator.isOpen) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
   let port: number;
   let apiPort: number | null;

@@ -28,7 +28,10 @@ export class LogFile<T> {
    * Opens (appends to) `filename`; `format` makes an entry's line (without its newline); `onError` hears of the
    * first write that fails (the lines of that turn are lost).
    */
-  constructor(filename: string, options: { format: (entry: T) => string; maxBytes: number; maxFiles: number; onError: (error: Error) => void }) {
+  constructor(
+    filename: string,
+    options: { format: (entry: T) => string; maxBytes: number; maxFiles: number; onError: (error: Error) => void },
+  ) {
     this.filename = filename;
     this.#format = options.format;
     this.#maxBytes = options.maxBytes;

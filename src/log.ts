@@ -101,7 +101,9 @@ export function logApi(entry: ApiLogEntry): void {
 export function configureLogging(config: Config, extraSecrets: readonly string[] = []): void {
   const keys = [...config.tokens, ...config.agentKeys].map((grant) => grant.token);
   const inUrls = [config.cdpUrl, config.redisUrl].flatMap(credentialsIn);
-  secrets = [...keys, config.clusterSecret ?? "", ...inUrls.filter((s) => s.length >= MIN_REDACTED_LENGTH), ...extraSecrets].filter((s) => s.length > 0);
+  secrets = [...keys, config.clusterSecret ?? "", ...inUrls.filter((s) => s.length >= MIN_REDACTED_LENGTH), ...extraSecrets].filter(
+    (s) => s.length > 0,
+  );
   // Log lines name peers, clients and URLs: the files are the operator's to read, nobody else's.
   mkdirSync(config.logDir, { recursive: true, mode: 0o700 });
   const file = (name: string, level?: string): winston.transport => {

@@ -35,29 +35,41 @@ export class HubMetrics implements CallObserver {
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
-    this.#requests = new Counter({ name: "tabwire_requests_total", help: "JSON-RPC requests answered, by method and outcome (ok or the error name)", labelNames: ["method", "outcome"], registers });
-    this.#duration = new Histogram({ name: "tabwire_request_duration_seconds", help: "Time from a request's arrival to its answer", labelNames: ["method", "outcome"], buckets: DURATION_BUCKETS, registers });
+    this.#requests = new Counter({
+      name: "tabwire_requests_total",
+      help: "JSON-RPC requests answered, by method and outcome (ok or the error name)",
+      labelNames: ["method", "outcome"],
+      registers,
+    });
+    this.#duration = new Histogram({
+      name: "tabwire_request_duration_seconds",
+      help: "Time from a request's arrival to its answer",
+      labelNames: ["method", "outcome"],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
     this.#inflight = new Gauge({ name: "tabwire_inflight_calls", help: "Requests running now, over all connections", registers });
-    this.#connections = new Gauge({ name: "tabwire_connections", help: "Open WebSocket connections by kind", labelNames: ["kind"], registers });
-    this.#timeouts = new Counter({ name: "tabwire_timeouts_total", help: "Calls answered TIMEOUT, by method", labelNames: ["method"], registers });
+    this.#connections = new Gauge({
+      name: "tabwire_connections",
+      help: "Open WebSocket connections by kind",
+      labelNames: ["kind"],
+      registers,
+    });
+    this.#timeouts = new Counter({
+      name: "tabwire_timeouts_total",
+      help: "Calls answered TIMEOUT, by method",
+      labelNames: ["method"],
+      registers,
+    });
     for (const kind of ["orchestrator", "agent"] as const) this.#connections.labels(kind).set(0);
-    this.#refused = new Counter({ name: "tabwire_connections_refused_total", help: "WebSocket upgrades refused with 503 by MAX_CONNECTIONS or MAX_CONNECTIONS_PER_IP", labelNames: ["reason"], registers });
+    this.#refused = new Counter({
+      name: "tabwire_connections_refused_total",
+      help: "WebSocket upgrades refused with 503 by MAX_CONNECTIONS or MAX_CONNECTIONS_PER_IP",
+      labelNames: ["reason"],
+      registers,
+    });
     for (const reason of ["max_connections", "max_connections_per_ip"]) this.#refused.labels(reason).inc(0);
-    // A metric read from the hub's parts when scraped.
-    const read = (type: "counter" | "gauge", metric: { name: string; help: string }, value: () => number): void => {
-      const collect = function (this: Gauge | Counter): void {
-        this.reset();
-        this.inc(value());
-      };
-      if (type === "gauge") new Gauge({ ...metric, registers, collect });
-      else new Counter({ ...metric, registers, collect });
-    };
-    read("gauge", { name: "tabwire_cdp_sessions", help: "Pooled CDP sessions attached now (one per tab)" }, () => sources.pool.stats().live);
-    read("counter", { name: "tabwire_cdp_attaches_total", help: "CDP sessions attached since start" }, () => sources.pool.stats().attaches);
-    read("counter", { name: "tabwire_terminate_execution_total", help: "Runaway scripts stopped with Runtime.terminateExecution" }, () => sources.pool.stats().terminations);
-    read("counter", { name: "tabwire_console_dropped_total", help: "Console messages dropped for subscribers that did not keep up" }, () => sources.console.droppedTotal);
-    read("counter", { name: "tabwire_browser_restarts_total", help: "Times the hub reconnected to Chrome (relaunching the embedded one)" }, () => sources.browser.restarts);
-    read("gauge", { name: "tabwire_browser_up", help: "1 while Chrome is connected" }, () => (sources.browser.isUp ? 1 : 0));
+    readAtScrape(sources, registers);
   }
 
   /** A request started (+1) or stopped (-1) running. */
@@ -81,7 +93,12 @@ export class HubMetrics implements CallObserver {
   /** Cluster (Redis): counts the messages between instances that were dropped, by reason (each shown from 0); returns the counter. */
   clusterDrops(reasons: readonly string[]): (reason: string) => void {
     const help = "Cluster messages dropped: unsigned, stale, forged, replayed, too_large (received, or refused at the sender) or malformed";
-    const counter = (this.#clusterDropped ??= new Counter({ name: "tabwire_cluster_messages_dropped_total", help, labelNames: ["reason"], registers: [this.registry] }));
+    const counter = (this.#clusterDropped ??= new Counter({
+      name: "tabwire_cluster_messages_dropped_total",
+      help,
+      labelNames: ["reason"],
+      registers: [this.registry],
+    }));
     for (const reason of reasons) counter.labels(reason).inc(0);
     return (reason) => counter.labels(reason).inc();
   }
@@ -96,4 +113,35 @@ export class HubMetrics implements CallObserver {
     this.#connections.labels(kind).inc();
     return () => this.#connections.labels(kind).dec();
   }
+}
+
+/** The metrics read from the hub's parts when scraped: the pool's sessions, the console stream, the browser. */
+function readAtScrape(sources: MetricSources, registers: Registry[]): void {
+  // A metric read from the hub's parts when scraped.
+  const read = (type: "counter" | "gauge", metric: { name: string; help: string }, value: () => number): void => {
+    const collect = function (this: Gauge | Counter): void {
+      this.reset();
+      this.inc(value());
+    };
+    if (type === "gauge") new Gauge({ ...metric, registers, collect });
+    else new Counter({ ...metric, registers, collect });
+  };
+  read("gauge", { name: "tabwire_cdp_sessions", help: "Pooled CDP sessions attached now (one per tab)" }, () => sources.pool.stats().live);
+  read("counter", { name: "tabwire_cdp_attaches_total", help: "CDP sessions attached since start" }, () => sources.pool.stats().attaches);
+  read(
+    "counter",
+    { name: "tabwire_terminate_execution_total", help: "Runaway scripts stopped with Runtime.terminateExecution" },
+    () => sources.pool.stats().terminations,
+  );
+  read(
+    "counter",
+    { name: "tabwire_console_dropped_total", help: "Console messages dropped for subscribers that did not keep up" },
+    () => sources.console.droppedTotal,
+  );
+  read(
+    "counter",
+    { name: "tabwire_browser_restarts_total", help: "Times the hub reconnected to Chrome (relaunching the embedded one)" },
+    () => sources.browser.restarts,
+  );
+  read("gauge", { name: "tabwire_browser_up", help: "1 while Chrome is connected" }, () => (sources.browser.isUp ? 1 : 0));
 }

@@ -9,5 +9,8 @@ import { REFERENCE_PATH, referenceMarkdown } from "./reference-markdown.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
-writeFileSync(path.join(ROOT, REFERENCE_PATH), referenceMarkdown(readDocument(ROOT), (method) => METHODS[method as MethodName].traits));
+writeFileSync(
+  path.join(ROOT, REFERENCE_PATH),
+  referenceMarkdown(readDocument(ROOT), (method) => METHODS[method as MethodName].traits),
+);
 console.log(`wrote ${REFERENCE_PATH}`);

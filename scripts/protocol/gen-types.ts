@@ -14,7 +14,10 @@ if (missing.length > 0) {
   console.error(`these methods of the document have no handler file yet: ${missing.join(", ")}`);
   process.exit(1);
 }
-for (const [file, text] of [[TYPES_PATH, protocolTypes(doc)], [INDEX_PATH, methodsIndex(doc)]] as const) {
+for (const [file, text] of [
+  [TYPES_PATH, protocolTypes(doc)],
+  [INDEX_PATH, methodsIndex(doc)],
+] as const) {
   mkdirSync(path.dirname(path.join(ROOT, file)), { recursive: true });
   writeFileSync(path.join(ROOT, file), text);
   console.log(`wrote ${file}`);

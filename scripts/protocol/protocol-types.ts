@@ -13,7 +13,9 @@ export function protocolTypes(doc: OpenRpcDocument): string {
   const parts = [HEADER];
   for (const [name, schema] of Object.entries(doc.components.schemas)) {
     const type = typeOf(schema);
-    parts.push(`${docOf(schema.description, "")}${type.startsWith("{") ? `export interface ${name} ${type}` : `export type ${name} = ${type};`}\n`);
+    parts.push(
+      `${docOf(schema.description, "")}${type.startsWith("{") ? `export interface ${name} ${type}` : `export type ${name} = ${type};`}\n`,
+    );
   }
   parts.push(`/** Each method: what a caller sends, what its handler gets (validated, defaults filled in), and its result. */
 export interface Methods {
@@ -53,9 +55,16 @@ ${doc["x-notifications"].map((note) => `  ${JSON.stringify(note.name)},`).join("
 function methodEntry(method: DocMethod, doc: OpenRpcDocument): string {
   const params = (filled: boolean): Schema => ({
     type: "object",
-    required: method.params.filter((param) => param.required === true || (filled && resolved(param.schema, doc).default !== undefined)).map((param) => param.name),
+    required: method.params
+      .filter((param) => param.required === true || (filled && resolved(param.schema, doc).default !== undefined))
+      .map((param) => param.name),
     // The caller's type carries the descriptions; the handler's would repeat them.
-    properties: Object.fromEntries(method.params.map((param) => [param.name, { ...param.schema, description: filled ? undefined : (param.description ?? param.schema.description) }])),
+    properties: Object.fromEntries(
+      method.params.map((param) => [
+        param.name,
+        { ...param.schema, description: filled ? undefined : (param.description ?? param.schema.description) },
+      ]),
+    ),
     additionalProperties: false,
   });
   return `${docOf(`\`${method.name}\`: ${method.summary ?? ""}`, "  ")}  ${propertyKey(method.name)}: {

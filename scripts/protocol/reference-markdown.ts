@@ -50,12 +50,18 @@ function methodSection(method: DocMethod, traits: ReferenceTraits, doc: OpenRpcD
   if (traits.subscription === "opens") notes.push("opens a subscription");
   if (traits.subscription === "closes") notes.push("ends a subscription");
   if (traits.subscription === "topics") notes.push("sets the connection's event topics");
-  const sends = doc["x-notifications"].filter((note) => note["x-sentBy"].includes(method.name)).map((note) => `[\`${note.name}\`](#${anchor(note.name)})`);
-  const params = method.params.length === 0
-    ? "No params.\n"
-    : `| param | type | default | description |\n|---|---|---|---|\n${method.params
-      .map((param) => `| \`${param.name}\`${param.required ? "" : "?"} | ${typeText(param.schema)} | ${defaultOf(param.schema, doc)} | ${cell(param.description ?? param.schema.description ?? "")} |`)
-      .join("\n")}\n`;
+  const sends = doc["x-notifications"]
+    .filter((note) => note["x-sentBy"].includes(method.name))
+    .map((note) => `[\`${note.name}\`](#${anchor(note.name)})`);
+  const params =
+    method.params.length === 0
+      ? "No params.\n"
+      : `| param | type | default | description |\n|---|---|---|---|\n${method.params
+          .map(
+            (param) =>
+              `| \`${param.name}\`${param.required ? "" : "?"} | ${typeText(param.schema)} | ${defaultOf(param.schema, doc)} | ${cell(param.description ?? param.schema.description ?? "")} |`,
+          )
+          .join("\n")}\n`;
   const errors = (method.errors ?? []).map((error) => `\`${error.$ref.replace("#/components/errors/", "")}\``).join(", ");
   const example = method.examples?.[0];
   return `### \`${method.name}\`
@@ -93,9 +99,12 @@ function resultText(schema: Schema): string {
 }
 
 function fieldsTable(schema: Schema): string {
-  if (schema.allOf) return schema.allOf.map((member) => (member.$ref ? `The fields of ${typeText(member)}, and:\n\n` : fieldsTable(member))).join("");
+  if (schema.allOf)
+    return schema.allOf.map((member) => (member.$ref ? `The fields of ${typeText(member)}, and:\n\n` : fieldsTable(member))).join("");
   const required = new Set(schema.required ?? []);
-  const rows = Object.entries(schema.properties ?? {}).map(([name, field]) => `| \`${name}\`${required.has(name) ? "" : "?"} | ${typeText(field)} | ${cell(field.description ?? "")} |`);
+  const rows = Object.entries(schema.properties ?? {}).map(
+    ([name, field]) => `| \`${name}\`${required.has(name) ? "" : "?"} | ${typeText(field)} | ${cell(field.description ?? "")} |`,
+  );
   return `| field | type | description |\n|---|---|---|\n${rows.join("\n")}\n`;
 }
 
@@ -121,5 +130,8 @@ function cell(text: string): string {
 }
 
 function anchor(heading: string): string {
-  return heading.toLowerCase().replace(/[^a-z0-9 -]/g, "").replaceAll(" ", "-");
+  return heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, "")
+    .replaceAll(" ", "-");
 }

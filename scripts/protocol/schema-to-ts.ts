@@ -18,16 +18,42 @@ export interface Schema {
 
 // Keywords that narrow values without changing their TypeScript type.
 const VALUE_KEYWORDS = new Set([
-  "description", "default", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength",
-  "pattern", "minItems", "maxItems", "contentEncoding", "format", "examples", "title",
+  "description",
+  "default",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "pattern",
+  "minItems",
+  "maxItems",
+  "contentEncoding",
+  "format",
+  "examples",
+  "title",
 ]);
-const SHAPE_KEYWORDS = new Set(["$ref", "type", "properties", "required", "additionalProperties", "items", "enum", "const", "oneOf", "anyOf", "allOf"]);
+const SHAPE_KEYWORDS = new Set([
+  "$ref",
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "enum",
+  "const",
+  "oneOf",
+  "anyOf",
+  "allOf",
+]);
 const PRIMITIVES: Record<string, string> = { string: "string", number: "number", integer: "number", boolean: "boolean", null: "null" };
 
 /** Writes a schema as a TypeScript type; `indent` is the indentation of the line the type starts on. */
 export function typeOf(schema: Schema, indent = ""): string {
   for (const [keyword, value] of Object.entries(schema)) {
-    if (value !== undefined && !SHAPE_KEYWORDS.has(keyword) && !VALUE_KEYWORDS.has(keyword)) throw new Error(`schema keyword ${keyword} is not supported by the generator`);
+    if (value !== undefined && !SHAPE_KEYWORDS.has(keyword) && !VALUE_KEYWORDS.has(keyword))
+      throw new Error(`schema keyword ${keyword} is not supported by the generator`);
   }
   if (schema.$ref !== undefined) return refName(schema.$ref);
   if ("const" in schema) return JSON.stringify(schema.const);
@@ -57,7 +83,10 @@ export function docOf(description: unknown, indent: string): string {
   if (typeof description !== "string" || description === "") return "";
   const text = description.replaceAll("*/", "*\\/").trim();
   if (!text.includes("\n")) return `${indent}/** ${text} */\n`;
-  return `${indent}/**\n${text.split("\n").map((line) => `${indent} *${line ? ` ${line}` : ""}`).join("\n")}\n${indent} */\n`;
+  return `${indent}/**\n${text
+    .split("\n")
+    .map((line) => `${indent} *${line ? ` ${line}` : ""}`)
+    .join("\n")}\n${indent} */\n`;
 }
 
 function typeOfType(type: string, schema: Schema, indent: string): string {
@@ -72,7 +101,12 @@ function objectOf(schema: Schema, indent: string): string {
   const properties = Object.entries(schema.properties ?? {});
   const extra = schema.additionalProperties;
   // Listed properties make a closed type (params are checked for unknown names); extra ones only where the schema says.
-  const rest = extra === false || (extra === undefined && properties.length > 0) ? "" : extra === undefined || extra === true ? "unknown" : typeOf(extra, indent);
+  const rest =
+    extra === false || (extra === undefined && properties.length > 0)
+      ? ""
+      : extra === undefined || extra === true
+        ? "unknown"
+        : typeOf(extra, indent);
   if (properties.length === 0) return rest === "" ? "Record<string, never>" : `Record<string, ${rest}>`;
   const inner = `${indent}  `;
   const required = new Set(schema.required ?? []);

@@ -61,7 +61,11 @@ export class AgentHandshake {
     if (typeof frame.type === "string") {
       const deep = tooDeep(frame, MAX_FRAME_DEPTH);
       if (deep === null) this.#onControl(frame);
-      else this.#socket.sendFrame({ type: "error", message: `the ${String(frame.type).slice(0, 50)} frame nests deeper than ${MAX_FRAME_DEPTH} levels at ${deep.slice(0, 200)}; flatten it` });
+      else
+        this.#socket.sendFrame({
+          type: "error",
+          message: `the ${String(frame.type).slice(0, 50)} frame nests deeper than ${MAX_FRAME_DEPTH} levels at ${deep.slice(0, 200)}; flatten it`,
+        });
       return true;
     }
     return this.#calls.settle(frame);
@@ -96,14 +100,16 @@ export class AgentHandshake {
   #register(frame: Record<string, unknown>): void {
     const clientId = frame.clientId;
     const problem = checkClientId(clientId) ?? checkCapabilities(frame.capabilities);
-    if (problem || typeof clientId !== "string") return this.#reject(typeof clientId === "string" ? clientId.slice(0, 300) : null, problem ?? "");
+    if (problem || typeof clientId !== "string")
+      return this.#reject(typeof clientId === "string" ? clientId.slice(0, 300) : null, problem ?? "");
     if (this.#record) return this.#reject(clientId, "this connection has registered already; open a new one per tab");
     const { agentKey, legacyAuth, authKey } = this.#options;
     const secret = frame.secretKey;
     const grant = this.#options.grant ?? (typeof secret === "string" ? agentKey.check(secret) : null);
     if (grant) return this.#admit(clientId, frame.capabilities, grant);
     if (typeof secret === "string") return this.#reject(clientId, "the secretKey is wrong");
-    if (!legacyAuth || authKey === null) return this.#reject(clientId, "authentication required: connect with ?token=<AUTH_KEY> or send secretKey in register");
+    if (!legacyAuth || authKey === null)
+      return this.#reject(clientId, "authentication required: connect with ?token=<AUTH_KEY> or send secretKey in register");
     this.#pending = { clientId, capabilities: frame.capabilities };
     // The shape the Browser Operator eval-server used, which its DevTools client waits for.
     this.#socket.sendFrame({ type: "registration_ack", clientId, status: "auth_required", serverSecretKey: authKey });

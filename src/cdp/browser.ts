@@ -142,14 +142,14 @@ export class Browser extends EventEmitter<BrowserEvents> {
   }
 
   async #connect(): Promise<void> {
-    const connection = this.#config.cdpUrl ? await CdpConnection.connect(await discoverBrowserWsUrl(this.#config.cdpUrl)) : await this.#launch();
+    const connection = this.#config.cdpUrl
+      ? await CdpConnection.connect(await discoverBrowserWsUrl(this.#config.cdpUrl))
+      : await this.#launch();
     connection.on("Target.targetCreated", (event) => this.#onTargetInfo(event.targetInfo));
     connection.on("Target.targetInfoChanged", (event) => this.#onTargetInfo(event.targetInfo));
     connection.on("Target.targetDestroyed", (event) => this.#dropPage(event.targetId, "closed"));
     connection.on("Target.targetCrashed", (event) => this.#onCrashed(connection, event.targetId));
-    connection.on("Target.detachedFromTarget", (event) =>
-      this.emit("sessionDetached", event.sessionId),
-    );
+    connection.on("Target.detachedFromTarget", (event) => this.emit("sessionDetached", event.sessionId));
     connection.once("disconnected", () => this.#onDisconnected(connection));
     this.#connection = connection;
     await connection.send("Target.setDiscoverTargets", { discover: true });
@@ -172,7 +172,13 @@ export class Browser extends EventEmitter<BrowserEvents> {
   #onTargetInfo(info: Protocol.Target.TargetInfo): void {
     if (info.type !== "page" || this.#crashed.has(info.targetId)) return;
     const known = this.#pages.get(info.targetId);
-    const page: PageInfo = { tabId: info.targetId, url: info.url, title: info.title, browserContextId: info.browserContextId, openerId: info.openerId };
+    const page: PageInfo = {
+      tabId: info.targetId,
+      url: info.url,
+      title: info.title,
+      browserContextId: info.browserContextId,
+      openerId: info.openerId,
+    };
     this.#pages.set(info.targetId, page);
     if (!known) this.emit("pageCreated", page);
   }

@@ -131,7 +131,10 @@ export class CdpConnection extends EventEmitter<ConnectionEvents> {
     if (id === undefined) return void log.warn("dropped a CDP event over the size cap", { method, sessionId, bytes });
     const maxMiB = Number((this.#transport.maxMessageBytes / (1024 * 1024)).toFixed(2));
     const tooLarge = (command: string): HubError =>
-      new HubError("SERIALIZATION_FAILED", `Chrome's answer to ${command} is larger than ${maxMiB} MiB; ask for less: maxSize, a clip, a smaller scale`);
+      new HubError(
+        "SERIALIZATION_FAILED",
+        `Chrome's answer to ${command} is larger than ${maxMiB} MiB; ask for less: maxSize, a clip, a smaller scale`,
+      );
     log.warn("dropped a CDP answer over the size cap", { id, sessionId, bytes });
     // Ids are unique on the connection: when the session cannot be read from the message, any registry may hold it.
     const session = sessionId === undefined ? undefined : this.#sessions.get(sessionId);

@@ -69,7 +69,8 @@ export class PipeTransport implements CdpTransport {
 
   #onError(error: Error & { code?: string }): void {
     // EPIPE and ECONNRESET only say that Chrome has gone, which its exit reports better.
-    if (!this.#closed && error.code !== "EPIPE" && error.code !== "ECONNRESET") log.warn("the DevTools pipe to Chrome failed", { error: error.message });
+    if (!this.#closed && error.code !== "EPIPE" && error.code !== "ECONNRESET")
+      log.warn("the DevTools pipe to Chrome failed", { error: error.message });
     this.close();
   }
 

@@ -132,7 +132,9 @@ export class SessionPool extends EventEmitter<{ attached: [tab: TabSession] }> {
   /** Detaches least recently used idle sessions (never `keep`) while more than maxSessions are live. */
   #trim(keep: string | null): void {
     while (this.#ready.size > this.#options.maxSessions) {
-      const idle = [...this.#ready.values()].filter((tab) => !tab.isBusy && tab.tabId !== keep).sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
+      const idle = [...this.#ready.values()]
+        .filter((tab) => !tab.isBusy && tab.tabId !== keep)
+        .sort((a, b) => a.lastUsedAt - b.lastUsedAt)[0];
       if (!idle) return;
       this.#evict(idle);
     }
@@ -143,7 +145,10 @@ export class SessionPool extends EventEmitter<{ attached: [tab: TabSession] }> {
     const sessionId = idle.cdp.id;
     this.#drop(idle.tabId, new HubError("TARGET_CLOSED", `the session of tab ${idle.tabId} was recycled`));
     if (this.#browser.isUp) {
-      this.#browser.connection().send("Target.detachFromTarget", { sessionId }, { timeoutMs: DETACH_TIMEOUT_MS }).catch(() => {});
+      this.#browser
+        .connection()
+        .send("Target.detachFromTarget", { sessionId }, { timeoutMs: DETACH_TIMEOUT_MS })
+        .catch(() => {});
     }
   }
 

@@ -16,7 +16,6 @@ export interface TabSettings {
   onHung?: (tabId: string) => void;
 }
 
-
 /**
  * A tab's pooled CDP session with its domains enabled once: dialogs answered by policy, main-frame navigations
  * announced, and held by the calls using it so that the pool never recycles it under them.
@@ -59,7 +58,10 @@ export class TabSession {
       ]);
     } catch (error) {
       // A session that never became usable is not left behind (the tab closed or crashed while it was set up).
-      connection.dropSession(sessionId, error instanceof HubError ? error : new HubError("TARGET_CLOSED", `tab ${tabId} went while it was attached`));
+      connection.dropSession(
+        sessionId,
+        error instanceof HubError ? error : new HubError("TARGET_CLOSED", `tab ${tabId} went while it was attached`),
+      );
       throw error;
     }
     return tab;

@@ -30,7 +30,12 @@ export class WsTransport implements CdpTransport {
   static connect(wsUrl: string, timeoutMs = CONNECT_TIMEOUT_MS): Promise<WsTransport> {
     return new Promise((resolve, reject) => {
       // Chrome's frames are not checked for valid UTF-8 (JSON.parse reads them anyway): the peers' frames are.
-      const ws = new WebSocket(wsUrl, { perMessageDeflate: false, skipUTF8Validation: true, maxPayload: CDP_MESSAGE_MAX_BYTES, handshakeTimeout: timeoutMs });
+      const ws = new WebSocket(wsUrl, {
+        perMessageDeflate: false,
+        skipUTF8Validation: true,
+        maxPayload: CDP_MESSAGE_MAX_BYTES,
+        handshakeTimeout: timeoutMs,
+      });
       const fail = (error: Error): void => {
         ws.removeAllListeners();
         ws.on("error", () => {});
@@ -63,7 +68,9 @@ export class WsTransport implements CdpTransport {
   #onError(error: Error & { code?: string }): void {
     if (error.code !== "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH") return void log.warn("cdp socket error", { error: error.message });
     // ws closes the socket (1009) after such a frame: every tab's session is lost and the hub reconnects.
-    log.error("Chrome sent a CDP message over the cap, and the socket to it closed; the hub reconnects", { maxMessageBytes: this.maxMessageBytes });
+    log.error("Chrome sent a CDP message over the cap, and the socket to it closed; the hub reconnects", {
+      maxMessageBytes: this.maxMessageBytes,
+    });
   }
 
   #onClose(): void {

@@ -25,10 +25,19 @@ export async function connectHub(options: HubFlags): Promise<TabwireClient> {
   const settings = loadCliSettings();
   const url = options.hub ?? settings.hubUrl;
   try {
-    return await TabwireClient.connect({ url, token: options.token ?? settings.token, reconnect: false, connectTimeoutMs: CONNECT_TIMEOUT_MS });
+    return await TabwireClient.connect({
+      url,
+      token: options.token ?? settings.token,
+      reconnect: false,
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    });
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new CliError(`the hub is not reachable (${why}); start it with \`tabwire serve\` or point --hub / TABWIRE_URL at it`, 2, "HUB_UNREACHABLE");
+    throw new CliError(
+      `the hub is not reachable (${why}); start it with \`tabwire serve\` or point --hub / TABWIRE_URL at it`,
+      2,
+      "HUB_UNREACHABLE",
+    );
   }
 }
 

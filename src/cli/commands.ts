@@ -27,23 +27,39 @@ const COMMON: NonNullable<ParseArgsConfig["options"]> = {
 
 /** The commands besides serve and eval: each a hub call or two, printed as `{"ok": true, ...result}`. */
 const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]>; run: Command }> = {
-  status: { options: {}, run: async ({ client }) => ({ ...(await client.call("clients.list", {})), ...(await client.call("tabs.list", {})) }) },
+  status: {
+    options: {},
+    run: async ({ client }) => ({ ...(await client.call("clients.list", {})), ...(await client.call("tabs.list", {})) }),
+  },
   tabs: { options: { client: { type: "string" }, background: { type: "boolean" } }, run: tabs },
-  navigate: { options: {}, run: async ({ client, positionals: [url], target }) => client.call("navigate", { target: await target(), url: required(url, "navigate URL") }) },
+  navigate: {
+    options: {},
+    run: async ({ client, positionals: [url], target }) =>
+      client.call("navigate", { target: await target(), url: required(url, "navigate URL") }),
+  },
   snapshot: { options: {}, run: async ({ client, target }) => client.call("snapshot", { target: await target() }) },
   content: {
     options: { text: { type: "boolean" } },
-    run: async ({ client, values, target }) => client.call("content", { target: await target(), format: values.text === true ? "text" : "html" }),
+    run: async ({ client, values, target }) =>
+      client.call("content", { target: await target(), format: values.text === true ? "text" : "html" }),
   },
   screenshot: {
-    options: { output: { type: "string", short: "o" }, "full-page": { type: "boolean" }, format: { type: "string" }, selector: { type: "string" } },
+    options: {
+      output: { type: "string", short: "o" },
+      "full-page": { type: "boolean" },
+      format: { type: "string" },
+      selector: { type: "string" },
+    },
     run: screenshot,
   },
   console: { options: { follow: { type: "boolean" }, level: { type: "string", multiple: true } }, run: consoleCommand },
-  agent: { options: {}, run: async ({ client, positionals: [verb, ...task], target }) => {
-    if (verb !== "run") throw new CliError('use: tabwire agent run "task" --target clientId:tabId', 1);
-    return { result: await client.call("agent.run", { target: await target(), input: required(task.join(" "), "the task") }) };
-  } },
+  agent: {
+    options: {},
+    run: async ({ client, positionals: [verb, ...task], target }) => {
+      if (verb !== "run") throw new CliError('use: tabwire agent run "task" --target clientId:tabId', 1);
+      return { result: await client.call("agent.run", { target: await target(), input: required(task.join(" "), "the task") }) };
+    },
+  },
 };
 
 /** Whether `name` is one of these commands. */
@@ -65,7 +81,8 @@ export async function runCommand(name: string, args: string[], io: CliIo): Promi
     const target: TabChoice = async () => (typeof values.target === "string" ? values.target : (picked ??= await activeTab(client)));
     try {
       const result = await command.run({ client, values: values as Values, positionals, io, target });
-      if (result !== null) io.stdout(`${JSON.stringify({ ok: true, ...result, ...(picked ? { target: picked } : {}) }, null, pretty ? 2 : undefined)}\n`);
+      if (result !== null)
+        io.stdout(`${JSON.stringify({ ok: true, ...result, ...(picked ? { target: picked } : {}) }, null, pretty ? 2 : undefined)}\n`);
       return 0;
     } finally {
       await client.close();
@@ -81,7 +98,11 @@ async function tabs({ client, values, positionals: [verb = "list", argument] }: 
   if (verb === "list") return client.call("tabs.list", {});
   if (verb === "open") {
     const clientId = typeof values.client === "string" ? values.client : undefined;
-    return client.call("tabs.open", { url: required(argument, "tabs open URL"), background: values.background === true, ...(clientId ? { clientId } : {}) });
+    return client.call("tabs.open", {
+      url: required(argument, "tabs open URL"),
+      background: values.background === true,
+      ...(clientId ? { clientId } : {}),
+    });
   }
   if (verb === "close") return client.call("tabs.close", { target: required(argument, "tabs close TARGET") });
   if (verb === "activate") return client.call("tabs.activate", { target: required(argument, "tabs activate TARGET") });
@@ -105,7 +126,8 @@ async function screenshot({ client, values, target }: CommandRun): Promise<objec
 
 async function consoleCommand({ client, values, io, target }: CommandRun): Promise<object | null> {
   const tab = await target();
-  const levels = (values.level as unknown as string[] | undefined)?.filter(Boolean) as ("log" | "info" | "warn" | "error" | "debug")[] | undefined;
+  const levels = (values.level as unknown as string[] | undefined)?.filter(Boolean) as
+    ("log" | "info" | "warn" | "error" | "debug")[] | undefined;
   if (values.follow !== true) return client.call("console.list", { target: tab });
   client.on("console.message", (message) => io.stdout(`${JSON.stringify(message)}\n`));
   await client.call("console.subscribe", { target: tab, ...(levels?.length ? { levels } : {}) });

@@ -12,7 +12,9 @@ export async function runEval(args: string[], io: CliIo): Promise<number> {
       // The tab the CLI picked is named in the result; one the user named is not repeated.
       const picked = options.target === undefined ? await activeTab(client) : null;
       const result = await evaluateWith(client, options, picked ?? (options.target as string));
-      io.stdout(`${JSON.stringify({ ok: true, ...result, ...(picked ? { target: picked } : {}) }, null, options.pretty ? 2 : undefined)}\n`);
+      io.stdout(
+        `${JSON.stringify({ ok: true, ...result, ...(picked ? { target: picked } : {}) }, null, options.pretty ? 2 : undefined)}\n`,
+      );
       return 0;
     } finally {
       await client.close();
@@ -25,7 +27,12 @@ export async function runEval(args: string[], io: CliIo): Promise<number> {
 }
 
 function evaluateWith(client: TabwireClient, options: EvalOptions, target: string): Promise<object> {
-  const common = { target, awaitPromise: options.awaitPromise, ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}), ...(options.maxSize ? { maxSize: options.maxSize } : {}) };
+  const common = {
+    target,
+    awaitPromise: options.awaitPromise,
+    ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+    ...(options.maxSize ? { maxSize: options.maxSize } : {}),
+  };
   if (options.ref !== undefined || options.selector !== undefined) {
     const element = options.ref !== undefined ? { ref: options.ref } : { selector: options.selector };
     return client.call("callOn", { ...common, ...element, functionDeclaration: options.code });

@@ -57,15 +57,22 @@ export async function parseEvalArgs(args: string[], stdin: () => Promise<string>
     },
   });
   const dash = positionals.length === 1 && positionals[0] === "-";
-  const sources = [positionals.length > 0 && !dash, values.code !== undefined, values.file !== undefined, values.stdin === true || dash].filter(Boolean);
+  const sources = [
+    positionals.length > 0 && !dash,
+    values.code !== undefined,
+    values.file !== undefined,
+    values.stdin === true || dash,
+  ].filter(Boolean);
   if (sources.length > 1) throw new CliError("give the code one way only: as arguments, --code, --file, or --stdin (or -)", 1);
-  if (sources.length === 0) throw new CliError("no JavaScript code: give it as arguments, --code, --file, or pipe it with --stdin (or -)", 1);
+  if (sources.length === 0)
+    throw new CliError("no JavaScript code: give it as arguments, --code, --file, or pipe it with --stdin (or -)", 1);
   // --uid is agentchrome's name for a snapshot ref.
   const ref = values.ref ?? values.uid;
   if (values.ref !== undefined && values.uid !== undefined) throw new CliError("give --ref or --uid, not both (they are the same)", 1);
   if (ref !== undefined && values.selector !== undefined) throw new CliError("give --ref or --selector, not both", 1);
   const maxSize = values["max-size"] === undefined ? undefined : Number(values["max-size"]);
-  if (maxSize !== undefined && (!Number.isInteger(maxSize) || maxSize < 1)) throw new CliError("--max-size must be a whole number of bytes", 1);
+  if (maxSize !== undefined && (!Number.isInteger(maxSize) || maxSize < 1))
+    throw new CliError("--max-size must be a whole number of bytes", 1);
   return {
     code: await readCode({ values, positionals, dash }, stdin),
     target: values.target,

@@ -39,9 +39,10 @@ export interface CallOptions {
 }
 
 /** A call's params and options; the params may be left out when the method needs none (ping, tabs.list, ...). */
-type ParamsOf<M extends MethodName> = Record<string, never> extends Methods[M]["params"]
-  ? [params?: Methods[M]["params"], options?: CallOptions]
-  : [params: Methods[M]["params"], options?: CallOptions];
+type ParamsOf<M extends MethodName> =
+  Record<string, never> extends Methods[M]["params"]
+    ? [params?: Methods[M]["params"], options?: CallOptions]
+    : [params: Methods[M]["params"], options?: CallOptions];
 type Listener<N extends keyof Notifications> = (params: Notifications[N]) => void;
 type StateListener = () => void;
 
@@ -137,7 +138,8 @@ export class TabwireClient {
   }
 
   #onClose(): void {
-    for (const { reject } of this.#pending.values()) reject(new ConnectionClosedError("the connection to the hub closed before the answer"));
+    for (const { reject } of this.#pending.values())
+      reject(new ConnectionClosedError("the connection to the hub closed before the answer"));
     this.#pending.clear();
     if (this.#closing) return;
     this.#emit("disconnected", undefined);

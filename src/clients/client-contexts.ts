@@ -95,7 +95,8 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
       .connection()
       .send("Target.createBrowserContext", { disposeOnDetach: true }, { timeoutMs: CDP_COMMAND_TIMEOUT_MS })
       .then(({ browserContextId }) => {
-        if (this.#byClient.get(clientId) !== context) throw new HubError("BROWSER_UNAVAILABLE", "Chrome was lost while the client's browser context was made; retry shortly");
+        if (this.#byClient.get(clientId) !== context)
+          throw new HubError("BROWSER_UNAVAILABLE", "Chrome was lost while the client's browser context was made; retry shortly");
         context.id = browserContextId;
         this.#byContextId.set(browserContextId, clientId);
         this.emit("opened", clientId);
@@ -125,7 +126,9 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
     this.#browser
       .connection()
       .send("Target.disposeBrowserContext", { browserContextId: context.id }, { timeoutMs: DISPOSE_TIMEOUT_MS })
-      .catch((error: Error) => log.warn("cannot dispose an idle client's browser context", { clientId: context.clientId, error: error.message }));
+      .catch((error: Error) =>
+        log.warn("cannot dispose an idle client's browser context", { clientId: context.clientId, error: error.message }),
+      );
   }
 
   #forget(context: ClientContext): void {

@@ -174,7 +174,12 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   // An agent that registers from an unclaimed default-context tab owns it while it stays (refusalOfAgent allowed it).
   #onAgentConnected(agent: AgentRecord): void {
     const page = this.#browser.page(agent.tabId);
-    if (page && this.ownerOf(agent.tabId) === this.#defaultClientId && agent.baseId !== this.#defaultClientId && this.contexts.clientOf(page.browserContextId) === undefined) {
+    if (
+      page &&
+      this.ownerOf(agent.tabId) === this.#defaultClientId &&
+      agent.baseId !== this.#defaultClientId &&
+      this.contexts.clientOf(page.browserContextId) === undefined
+    ) {
       this.#owners.set(agent.tabId, agent.baseId);
       this.#agentClaims.set(agent.tabId, agent.clientId);
     }

@@ -12,7 +12,11 @@ export function limitPopups(browser: Browser, clients: ClientManager, maxTabsPer
   clients.on("tabOpened", (entry) => {
     if (browser.page(entry.tabId)?.openerId === undefined) return;
     if (clients.tabCount(entry.clientId) <= maxTabsPerClient) return;
-    log.warn("closing a popup past its client's MAX_TABS_PER_CLIENT", { clientId: entry.clientId, tabId: entry.tabId, max: maxTabsPerClient });
+    log.warn("closing a popup past its client's MAX_TABS_PER_CLIENT", {
+      clientId: entry.clientId,
+      tabId: entry.tabId,
+      max: maxTabsPerClient,
+    });
     browser.closePage(entry.tabId, AbortSignal.timeout(CLOSE_TIMEOUT_MS)).catch(() => {});
   });
 }

@@ -53,7 +53,10 @@ export class CallRouting {
     const kind: TargetKind = method.traits.runs === "agent" ? "agent" : "tab";
     if (typeof target !== "string" || !this.#elsewhere(target, kind, call.connection)) return this.#runHere(method, params, call);
     const { connection, budget } = call;
-    const result = await this.#options.forwarder.forward({ method, params: params as Record<string, unknown>, connection, budget }, { kind });
+    const result = await this.#options.forwarder.forward(
+      { method, params: params as Record<string, unknown>, connection, budget },
+      { kind },
+    );
     return result ?? this.#runHere(method, params, call);
   }
 
@@ -61,7 +64,9 @@ export class CallRouting {
     const { forwarder } = this.#options;
     const owner = forwarder.hasSubscription(call.connection, String((params as { subscriptionId?: unknown }).subscriptionId));
     const { connection, budget } = call;
-    const result = owner ? await forwarder.forward({ method, params: params as Record<string, unknown>, connection, budget }, { kind: "tab", owner }) : null;
+    const result = owner
+      ? await forwarder.forward({ method, params: params as Record<string, unknown>, connection, budget }, { kind: "tab", owner })
+      : null;
     return result ?? method.run(params, call);
   }
 

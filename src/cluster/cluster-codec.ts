@@ -20,7 +20,11 @@ export class UnsendableMessageError extends Error {
     readonly bytes: number,
     readonly maxBytes: number,
   ) {
-    super(reason === "too_large" ? `a cluster message of ${describeBytes(bytes)} is over CLUSTER_MAX_MESSAGE_BYTES (${maxBytes})` : `a cluster message nests deeper than ${MAX_MESSAGE_DEPTH} levels`);
+    super(
+      reason === "too_large"
+        ? `a cluster message of ${describeBytes(bytes)} is over CLUSTER_MAX_MESSAGE_BYTES (${maxBytes})`
+        : `a cluster message nests deeper than ${MAX_MESSAGE_DEPTH} levels`,
+    );
     this.name = "UnsendableMessageError";
   }
 }

@@ -18,7 +18,11 @@ export interface ClusterEventsOptions {
   timeoutMs: number;
 }
 
-const AGENT_EVENTS = [["connected", "agent.connected"], ["ready", "agent.ready"], ["disconnected", "agent.disconnected"]] as const;
+const AGENT_EVENTS = [
+  ["connected", "agent.connected"],
+  ["ready", "agent.ready"],
+  ["disconnected", "agent.disconnected"],
+] as const;
 
 /**
  * events.subscribe across the cluster: this instance's tab and agent events go to every other instance, and the
@@ -28,7 +32,10 @@ export class ClusterEvents {
   #options: ClusterEventsOptions;
   #watchers = new Map<ConnectionState, ReadonlySet<Topic>>();
   #outbox: EventMessage[] = [];
-  #publisher = new SerialRunner(() => this.#publish(), () => {});
+  #publisher = new SerialRunner(
+    () => this.#publish(),
+    () => {},
+  );
   #unlisten: (() => void)[] = [];
 
   constructor(options: ClusterEventsOptions) {
@@ -37,16 +44,26 @@ export class ClusterEvents {
     for (const [event, method] of AGENT_EVENTS) {
       const listener = (agent: AgentRecord): void => {
         if (options.isEvicted(agent)) return;
-        this.#queue({ topic: "agents", clientId: agent.baseId, method, params: { target: agent.clientId, clientId: agent.baseId, tabId: agent.tabId } });
+        this.#queue({
+          topic: "agents",
+          clientId: agent.baseId,
+          method,
+          params: { target: agent.clientId, clientId: agent.baseId, tabId: agent.tabId },
+        });
       };
       agents.on(event, listener);
       this.#unlisten.push(() => agents.off(event, listener));
     }
-    const opened = ({ target, clientId, tabId, url }: TabEntry): void => this.#queue({ topic: "tabs", clientId, method: "tab.opened", params: { target, clientId, tabId, url } });
-    const closed = (entry: TabEntry, reason: string): void => this.#queue({ topic: "tabs", clientId: entry.clientId, method: "tab.closed", params: { target: entry.target, reason } });
+    const opened = ({ target, clientId, tabId, url }: TabEntry): void =>
+      this.#queue({ topic: "tabs", clientId, method: "tab.opened", params: { target, clientId, tabId, url } });
+    const closed = (entry: TabEntry, reason: string): void =>
+      this.#queue({ topic: "tabs", clientId: entry.clientId, method: "tab.closed", params: { target: entry.target, reason } });
     clients.on("tabOpened", opened);
     clients.on("tabClosed", closed);
-    this.#unlisten.push(() => clients.off("tabOpened", opened), () => clients.off("tabClosed", closed));
+    this.#unlisten.push(
+      () => clients.off("tabOpened", opened),
+      () => clients.off("tabClosed", closed),
+    );
   }
 
   /** Records the topics a connection listens to (replacing earlier ones) until it closes. */
@@ -61,7 +78,8 @@ export class ClusterEvents {
   deliver(message: EventMessage, skip: (connection: ConnectionState) => boolean): void {
     for (const [connection, topics] of this.#watchers) {
       if (!topics.has(message.topic) || skip(connection)) continue;
-      if (connection.scope === null || connection.scope.has(message.clientId)) relayNotification(connection, message.method, message.params);
+      if (connection.scope === null || connection.scope.has(message.clientId))
+        relayNotification(connection, message.method, message.params);
     }
   }
 

@@ -62,7 +62,10 @@ export class Cluster implements ClusterView {
   #calls: ForwardedCalls;
   #events: ClusterEvents;
   #view: RemoteView;
-  #sync = new SerialRunner(() => this.#syncOnce(), (error) => this.#syncFailed(error));
+  #sync = new SerialRunner(
+    () => this.#syncOnce(),
+    (error) => this.#syncFailed(error),
+  );
   #viewRead: SerialRunner;
   #info: { url: string | null; startedAt: number; pid: number } = { url: null, startedAt: Date.now(), pid: process.pid };
   // Targets a newer owner took; not claimed again while this instance still has them.
@@ -80,7 +83,12 @@ export class Cluster implements ClusterView {
     this.#ttlMs = config.clusterTtlMs;
     if (config.clusterSecret === null) throw new Error("a cluster needs CLUSTER_SECRET to sign its messages");
     const drops = new DropCounter({ count: services.metrics.clusterDrops(DROP_REASONS) });
-    this.#codec = new ClusterCodec({ secret: config.clusterSecret, instanceId: this.instanceId, maxMessageBytes: config.clusterMaxMessageBytes, drops });
+    this.#codec = new ClusterCodec({
+      secret: config.clusterSecret,
+      instanceId: this.instanceId,
+      maxMessageBytes: config.clusterMaxMessageBytes,
+      drops,
+    });
     this.#link = new RedisLink({
       url: config.redisUrl ?? "",
       caFile: config.redisCaFile,
@@ -96,11 +104,19 @@ export class Cluster implements ClusterView {
     this.#registry = new ClusterRegistry(this.#link, { instanceId: this.instanceId, ttlMs: this.#ttlMs, codec: this.#codec });
     this.#forwarder = new Forwarder(this.#registry);
     this.#view = new RemoteView(this.#registry);
-    this.#viewRead = new SerialRunner(() => this.#view.refresh(this.#redisTimeoutMs()), () => {});
+    this.#viewRead = new SerialRunner(
+      () => this.#view.refresh(this.#redisTimeoutMs()),
+      () => {},
+    );
     // Forwarded calls run on the plain methods, so a call never travels twice.
     const router = new Router({ methods: options.methods, services, validator: options.validator, ...config });
     const traits = new Map(options.methods.map((method) => [method.name, method.traits]));
-    this.#calls = new ForwardedCalls({ registry: this.#registry, router, traitsOf: (method) => traits.get(method), afterCall: (method) => this.#relist(traits.get(method)) });
+    this.#calls = new ForwardedCalls({
+      registry: this.#registry,
+      router,
+      traitsOf: (method) => traits.get(method),
+      afterCall: (method) => this.#relist(traits.get(method)),
+    });
     this.#events = new ClusterEvents({
       services,
       registry: this.#registry,
@@ -153,7 +169,9 @@ export class Cluster implements ClusterView {
     this.#events.stop();
     this.#calls.closeAll();
     this.#forwarder.failAll();
-    await this.#registry.leave(REDIS_WAIT_MS).catch((error: unknown) => log.warn("cluster: cannot release this instance's targets", { error: (error as Error).message }));
+    await this.#registry
+      .leave(REDIS_WAIT_MS)
+      .catch((error: unknown) => log.warn("cluster: cannot release this instance's targets", { error: (error as Error).message }));
     this.#link.close();
   }
 
@@ -208,7 +226,9 @@ export class Cluster implements ClusterView {
   #dispatch(message: ClusterMessage): void {
     switch (message.type) {
       case "call":
-        return void this.#calls.onCall(message).catch((error: unknown) => log.error("cluster: a forwarded call failed", { error: (error as Error).stack }));
+        return void this.#calls
+          .onCall(message)
+          .catch((error: unknown) => log.error("cluster: a forwarded call failed", { error: (error as Error).stack }));
       case "cancel":
         return this.#calls.onCancel(message);
       case "closed":

@@ -8,12 +8,15 @@ export const DROP_REASONS: readonly DropReason[] = ["unsigned", "stale", "forged
 
 // What each reason means and what the operator can do: the log says this, never the message itself.
 const WHY: Record<DropReason, string> = {
-  unsigned: "it carries no signature; something other than a tabwire instance publishes on the cluster's channels (keep Redis private: a password or ACL, TLS)",
+  unsigned:
+    "it carries no signature; something other than a tabwire instance publishes on the cluster's channels (keep Redis private: a password or ACL, TLS)",
   stale: "it was signed more than 30 s from this instance's clock; keep the instances' clocks synchronized (NTP)",
   forged: "its signature does not match CLUSTER_SECRET; give every instance the same CLUSTER_SECRET, and keep Redis private",
   replayed: "it was taken already, or was signed for another instance; someone republishes captured messages on Redis",
-  too_large: "it is over CLUSTER_MAX_MESSAGE_BYTES (refused at the sender, or received from an instance with a larger setting); give every instance the same value",
-  malformed: "it is not a well-formed cluster message (broken header, JSON, nesting or fields); run the same tabwire version on every instance",
+  too_large:
+    "it is over CLUSTER_MAX_MESSAGE_BYTES (refused at the sender, or received from an instance with a larger setting); give every instance the same value",
+  malformed:
+    "it is not a well-formed cluster message (broken header, JSON, nesting or fields); run the same tabwire version on every instance",
 };
 
 // One log line per reason per minute at most: a flood of bad messages must not flood the log.

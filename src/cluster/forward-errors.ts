@@ -8,16 +8,24 @@ export type TargetKind = "tab" | "agent";
 
 /** The error a call gets when the instance that owns its target cannot be reached. */
 export function unavailable(kind: TargetKind, target: string, why: string): HubError {
-  if (kind === "agent") return new HubError("AGENT_UNAVAILABLE", `the agent on ${target} cannot be reached: ${why}; retry once it has reconnected`);
+  if (kind === "agent")
+    return new HubError("AGENT_UNAVAILABLE", `the agent on ${target} cannot be reached: ${why}; retry once it has reconnected`);
   return new HubError("TARGET_NOT_FOUND", `no tab ${target} can be reached: ${why}; list tabs with tabs.list`);
 }
 
 /** The caller's error for a forwarded call whose params make a message over CLUSTER_MAX_MESSAGE_BYTES (nothing was sent). */
 export function paramsTooBig(message: CallMessage, target: string, refused: UnsendableMessageError): HubError {
-  const what = refused.reason === "too_large" ? `are ${describeBytes(refused.bytes)} as a message between hub instances, over CLUSTER_MAX_MESSAGE_BYTES (${refused.maxBytes})` : "nest too deep to send to another hub instance";
-  return new HubError("INVALID_PARAMS", `params of ${message.method} ${what}: ${target} is not on this instance; send less (a shorter expression, smaller args), or call the instance that owns it directly`, {
-    errors: [{ path: "/", message: `must make a message of at most ${refused.maxBytes} bytes to another hub instance` }],
-  });
+  const what =
+    refused.reason === "too_large"
+      ? `are ${describeBytes(refused.bytes)} as a message between hub instances, over CLUSTER_MAX_MESSAGE_BYTES (${refused.maxBytes})`
+      : "nest too deep to send to another hub instance";
+  return new HubError(
+    "INVALID_PARAMS",
+    `params of ${message.method} ${what}: ${target} is not on this instance; send less (a shorter expression, smaller args), or call the instance that owns it directly`,
+    {
+      errors: [{ path: "/", message: `must make a message of at most ${refused.maxBytes} bytes to another hub instance` }],
+    },
+  );
 }
 
 /**

@@ -65,7 +65,11 @@ export class ForwardedCalls {
   // An answer too big to publish is replaced by a small error answer for the same call: the caller hears at once.
   async #answer(message: CallMessage, response: string): Promise<void> {
     const answer = (text: string): Promise<boolean> =>
-      this.#registry.send(message.from, { type: "answer", id: message.id, from: this.#registry.instanceId, response: text }, SEND_TIMEOUT_MS);
+      this.#registry.send(
+        message.from,
+        { type: "answer", id: message.id, from: this.#registry.instanceId, response: text },
+        SEND_TIMEOUT_MS,
+      );
     try {
       await answer(response);
     } catch (error) {
@@ -113,7 +117,8 @@ export class ForwardedCalls {
       inflight: new InflightTable(),
       closed: close.signal,
       // A notification too big to send is dropped, as for a slow reader: the console stream counts it (console.dropped).
-      notify: (method, params) => this.#registry.trySend(from, { type: "notify", conn, method, params: params as Record<string, unknown> }, SEND_TIMEOUT_MS),
+      notify: (method, params) =>
+        this.#registry.trySend(from, { type: "notify", conn, method, params: params as Record<string, unknown> }, SEND_TIMEOUT_MS),
     };
     this.#proxies.set(key, (proxy = { state, from, close, subscriptions: 0 }));
     return proxy;

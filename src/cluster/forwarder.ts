@@ -112,7 +112,8 @@ export class Forwarder {
 
   /** Whether this connection has a console subscription on that target on another instance. */
   watchesTarget(connection: ConnectionState, target: string): boolean {
-    for (const subscription of this.#callers.get(connection.id)?.subscriptions.values() ?? []) if (subscription.target === target) return true;
+    for (const subscription of this.#callers.get(connection.id)?.subscriptions.values() ?? [])
+      if (subscription.target === target) return true;
     return false;
   }
 
@@ -127,7 +128,8 @@ export class Forwarder {
   /** Takes an owner's answer, from the instance the call went to (or before the send told which one that is). */
   onAnswer(message: AnswerMessage): void {
     const pending = this.#pending.get(message.id);
-    if (pending && (pending.owner === null || pending.owner === message.from)) this.#settle(message.id, () => pending.resolve(message.response));
+    if (pending && (pending.owner === null || pending.owner === message.from))
+      this.#settle(message.id, () => pending.resolve(message.response));
   }
 
   /** Hands an owner's notification to the connection it is for; console messages a slow reader loses are counted. */
@@ -135,10 +137,12 @@ export class Forwarder {
     const caller = this.#callers.get(message.conn);
     if (!caller) return;
     const subscriptionId = typeof message.params.subscriptionId === "string" ? message.params.subscriptionId : null;
-    if (message.method !== "console.message" || subscriptionId === null) return void relayNotification(caller.connection, message.method, message.params);
+    if (message.method !== "console.message" || subscriptionId === null)
+      return void relayNotification(caller.connection, message.method, message.params);
     const lost = caller.dropped.get(subscriptionId) ?? 0;
     if (lost > 0) {
-      if (!caller.connection.notify("console.dropped", { subscriptionId, target: String(message.params.target), count: lost })) return void caller.dropped.set(subscriptionId, lost + 1);
+      if (!caller.connection.notify("console.dropped", { subscriptionId, target: String(message.params.target), count: lost }))
+        return void caller.dropped.set(subscriptionId, lost + 1);
       caller.dropped.delete(subscriptionId);
     }
     if (!relayNotification(caller.connection, message.method, message.params)) caller.dropped.set(subscriptionId, 1);
@@ -178,16 +182,21 @@ export class Forwarder {
     this.#failWhere(() => true, "this hub instance is shutting down");
   }
 
-  async #send(message: CallMessage, where: { owner: string | undefined; kind: TargetKind; target: string }, budget: Budget): Promise<string | null> {
+  async #send(
+    message: CallMessage,
+    where: { owner: string | undefined; kind: TargetKind; target: string },
+    budget: Budget,
+  ): Promise<string | null> {
     const { owner, kind, target } = where;
     const timeoutMs = Math.min(SEND_TIMEOUT_MS, Math.max(1, budget.remainingMs()));
     if (budget.isOver) throw budget.reason as Error;
     // Not raced with the budget: once sent, the call must be known to be cancelled on its owner.
     let sent: { owner: string | null; receivers: number };
     try {
-      sent = owner === undefined
-        ? await this.#registry.sendToOwner({ kind, target }, message, timeoutMs)
-        : { owner, receivers: (await this.#registry.send(owner, message, timeoutMs)) ? 1 : 0 };
+      sent =
+        owner === undefined
+          ? await this.#registry.sendToOwner({ kind, target }, message, timeoutMs)
+          : { owner, receivers: (await this.#registry.send(owner, message, timeoutMs)) ? 1 : 0 };
     } catch (error) {
       if (error instanceof UnsendableMessageError) throw paramsTooBig(message, target || "the subscription's tab", error);
       if (budget.isOver) throw budget.reason as Error;
@@ -266,7 +275,8 @@ export class Forwarder {
     const caller = this.#callers.get(conn);
     if (!caller) return;
     this.#callers.delete(conn);
-    for (const owner of caller.owners) this.#registry.send(owner, { type: "closed", from: this.#me, conn }, SEND_TIMEOUT_MS).catch(() => {});
+    for (const owner of caller.owners)
+      this.#registry.send(owner, { type: "closed", from: this.#me, conn }, SEND_TIMEOUT_MS).catch(() => {});
   }
 
   #noteSubscription(caller: Caller, result: object, where: { owner: string; target: string }): void {

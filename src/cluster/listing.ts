@@ -49,7 +49,9 @@ export function parseListing(listing: ReadonlyMap<string, string>): RemoteTarget
 export function mergeTabs(local: TabEntry[], remote: RemoteTargets, asked: { caller: Caller; clientId: string | undefined }): TabEntry[] {
   const { caller, clientId } = asked;
   const seen = new Set(local.map((tab) => tab.target));
-  const others = remote.tabs.filter((tab) => !seen.has(tab.target) && (clientId === undefined || tab.clientId === clientId) && canSee(caller, tab.clientId));
+  const others = remote.tabs.filter(
+    (tab) => !seen.has(tab.target) && (clientId === undefined || tab.clientId === clientId) && canSee(caller, tab.clientId),
+  );
   return [...local, ...others];
 }
 

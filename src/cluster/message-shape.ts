@@ -1,6 +1,15 @@
 import { ID_PATTERN } from "../target-id.js";
 import { MAX_PARAMS_DEPTH, tooDeep } from "../rpc/nesting.js";
-import type { AnswerMessage, CallMessage, CancelMessage, ClosedMessage, ClusterMessage, EventMessage, EvictMessage, NotifyMessage } from "./messages.js";
+import type {
+  AnswerMessage,
+  CallMessage,
+  CancelMessage,
+  ClosedMessage,
+  ClusterMessage,
+  EventMessage,
+  EvictMessage,
+  NotifyMessage,
+} from "./messages.js";
 
 /**
  * How deep a cluster message may nest: params the router accepts (MAX_PARAMS_DEPTH) and the notifications a page
@@ -48,7 +57,9 @@ function shaped(value: Fields): ClusterMessage | null {
         ? ({ type: "cancel", id: value.id, from: value.from, conn: value.conn } satisfies CancelMessage)
         : null;
     case "closed":
-      return isInstance(value.from) && isText(value.conn, MAX_CONN_CHARS) ? ({ type: "closed", from: value.from, conn: value.conn } satisfies ClosedMessage) : null;
+      return isInstance(value.from) && isText(value.conn, MAX_CONN_CHARS)
+        ? ({ type: "closed", from: value.from, conn: value.conn } satisfies ClosedMessage)
+        : null;
     case "evict":
       return isText(value.target, MAX_TARGET_CHARS) && typeof value.epoch === "string" && EPOCH.test(value.epoch)
         ? ({ type: "evict", target: value.target, epoch: value.epoch } satisfies EvictMessage)
@@ -69,7 +80,8 @@ function call(value: Fields): CallMessage | null {
 
 function event(value: Fields): EventMessage | null {
   const { from, topic, clientId, method, params } = value;
-  if (!isInstance(from) || (topic !== "tabs" && topic !== "agents") || typeof clientId !== "string" || !ID_PATTERN.test(clientId)) return null;
+  if (!isInstance(from) || (topic !== "tabs" && topic !== "agents") || typeof clientId !== "string" || !ID_PATTERN.test(clientId))
+    return null;
   if (!isText(method, MAX_METHOD_CHARS) || !isRecord(params)) return null;
   return { type: "event", from, topic, clientId, method, params };
 }

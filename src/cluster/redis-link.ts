@@ -146,7 +146,11 @@ function withDeadline<T>(promise: Promise<T>, timeoutMs: number, what: string): 
       },
       (error: unknown) => {
         clearTimeout(timer);
-        reject(error instanceof Error && !/^(NOSCRIPT|ERR|WRONGTYPE)/.test(error.message) ? new RedisUnavailableError(error.message) : (error as Error));
+        reject(
+          error instanceof Error && !/^(NOSCRIPT|ERR|WRONGTYPE)/.test(error.message)
+            ? new RedisUnavailableError(error.message)
+            : (error as Error),
+        );
       },
     );
   });

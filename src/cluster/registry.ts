@@ -61,7 +61,15 @@ export class ClusterRegistry {
     const releases = [...this.#epochs.keys()].filter((target) => !local.owned.has(target));
     const epochs = claims.map((target) => this.#epochs.get(target) ?? "0");
     const scriptKeys = [keys.instance(me), keys.targets(me), keys.instances, ...claims.map(keys.owner), ...releases.map(keys.owner)];
-    const args = [me, String(this.#ttlMs), JSON.stringify(info), String(claims.length), String(releases.length), ...epochs, ...[...local.listing].flat()];
+    const args = [
+      me,
+      String(this.#ttlMs),
+      JSON.stringify(info),
+      String(claims.length),
+      String(releases.length),
+      ...epochs,
+      ...[...local.listing].flat(),
+    ];
     const results = (await this.#link.script(SYNC_SCRIPT, { keys: scriptKeys, args }, timeoutMs)) as [string, string][];
     for (const target of releases) this.#epochs.delete(target);
     const outcome: SyncOutcome = { fenced: [], evicted: [] };
@@ -82,7 +90,11 @@ export class ClusterRegistry {
    * Sends a call to the owner of the target's tab or agent in one round trip; owner null when no instance holds it.
    * Rejects with UnsendableMessageError, before anything is sent, when the call is over CLUSTER_MAX_MESSAGE_BYTES.
    */
-  async sendToOwner(to: { kind: TargetKind; target: string }, message: CallMessage, timeoutMs: number): Promise<{ owner: string | null; receivers: number }> {
+  async sendToOwner(
+    to: { kind: TargetKind; target: string },
+    message: CallMessage,
+    timeoutMs: number,
+  ): Promise<{ owner: string | null; receivers: number }> {
     const { kind, target } = to;
     const text = this.#codec.encode(message, `@${target}`);
     const input = { keys: [keys.owner(claimOf(kind, target))], args: [this.instanceId, keys.inbox(""), text] };
@@ -115,7 +127,11 @@ export class ClusterRegistry {
 
   /** The other live instances with their listings. */
   async readOthers(timeoutMs: number): Promise<OtherInstance[]> {
-    const reply = (await this.#link.script(READ_OTHERS_SCRIPT, { keys: [keys.instances], args: [this.instanceId, keys.targets("")] }, timeoutMs)) as [string, number, string[]][];
+    const reply = (await this.#link.script(
+      READ_OTHERS_SCRIPT,
+      { keys: [keys.instances], args: [this.instanceId, keys.targets("")] },
+      timeoutMs,
+    )) as [string, number, string[]][];
     return reply.map(([id, left, flat]) => {
       const listing = new Map<string, string>();
       for (let i = 0; i + 1 < flat.length; i += 2) listing.set(flat[i] as string, flat[i + 1] as string);

@@ -24,7 +24,9 @@ export class RemoteView {
   async refresh(timeoutMs: number): Promise<void> {
     const readAt = Date.now();
     const others = await this.#registry.readOthers(timeoutMs);
-    this.#instances = new Map(others.map((other) => [other.id, { expiresAt: readAt + other.expiresInMs, targets: parseListing(other.listing) }]));
+    this.#instances = new Map(
+      others.map((other) => [other.id, { expiresAt: readAt + other.expiresInMs, targets: parseListing(other.listing) }]),
+    );
   }
 
   /** The tabs and agents of the instances whose records have not expired. */

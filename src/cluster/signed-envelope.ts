@@ -36,7 +36,8 @@ export class MessageSigner {
 
   /** The wire text of `body` for `to`, signed at `nowMs`. */
   seal(body: string, to: string, nowMs = Date.now()): string {
-    if (!RECIPIENT.test(to)) throw new Error(`a cluster message's recipient must be printable ASCII without spaces, not ${JSON.stringify(to.slice(0, 100))}`);
+    if (!RECIPIENT.test(to))
+      throw new Error(`a cluster message's recipient must be printable ASCII without spaces, not ${JSON.stringify(to.slice(0, 100))}`);
     const head = `${VERSION} ${nowMs} ${randomToken()} ${to}`;
     return `${head} ${this.#digest(head, body).toString("base64url")}\n${body}`;
   }

@@ -19,7 +19,11 @@ export function capMessage(message: ConsoleMessage): ConsoleMessage {
   const long = (text: string | undefined): boolean => text !== undefined && text.length > MAX_CONSOLE_CHARS;
   const longArg = (arg: ConsoleArg): boolean => (typeof arg.value === "string" && long(arg.value)) || long(arg.description);
   if (!long(message.text) && !long(message.stack) && !message.args.some(longArg)) return message;
-  const capped: ConsoleMessage = { ...message, text: cut(message.text), args: message.args.map((arg) => (longArg(arg) ? capArg(arg) : arg)) };
+  const capped: ConsoleMessage = {
+    ...message,
+    text: cut(message.text),
+    args: message.args.map((arg) => (longArg(arg) ? capArg(arg) : arg)),
+  };
   if (message.stack !== undefined) capped.stack = cut(message.stack);
   return capped;
 }
@@ -86,7 +90,13 @@ export function fromException(event: Protocol.Runtime.ExceptionThrownEvent): Con
 /** From Log.entryAdded (network errors, interventions, violations...). */
 export function fromLogEntry(event: Protocol.Log.EntryAddedEvent): ConsoleMessage {
   const { entry } = event;
-  const message: ConsoleMessage = { level: consoleLevel(entry.level), text: entry.text, args: [], timestamp: entry.timestamp, source: "browser" };
+  const message: ConsoleMessage = {
+    level: consoleLevel(entry.level),
+    text: entry.text,
+    args: [],
+    timestamp: entry.timestamp,
+    source: "browser",
+  };
   if (entry.url) message.url = entry.url;
   if (entry.lineNumber !== undefined) message.lineNumber = entry.lineNumber;
   return message;

@@ -148,7 +148,11 @@ export class ConsoleStream {
       this.#droppedTotal++;
       return;
     }
-    const sent = subscription.connection.notify("console.message", { subscriptionId: subscription.id, target: subscription.target, ...message });
+    const sent = subscription.connection.notify("console.message", {
+      subscriptionId: subscription.id,
+      target: subscription.target,
+      ...message,
+    });
     if (sent) return;
     subscription.dropped++;
     this.#droppedTotal++;

@@ -20,7 +20,11 @@ export class EventTopics {
   constructor(clients: ClientManager, consoleStream: ConsoleStream, agents: AgentRegistry) {
     this.#clients = clients;
     this.#console = consoleStream;
-    for (const [event, method] of [["connected", "agent.connected"], ["ready", "agent.ready"], ["disconnected", "agent.disconnected"]] as const) {
+    for (const [event, method] of [
+      ["connected", "agent.connected"],
+      ["ready", "agent.ready"],
+      ["disconnected", "agent.disconnected"],
+    ] as const) {
       agents.on(event, (agent: AgentRecord) => {
         const { clientId: target, baseId: clientId, tabId } = agent;
         for (const connection of this.#watchers("agents", clientId)) connection.notify(method, { target, clientId, tabId });

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { v4 as uuidv4 } from "uuid";
-import { formatTarget } from "../target-id.js";
-import { ErrorCode, HubError, isHubError } from "../errors.js";
+import { ErrorCode, HubError } from "../errors.js";
 import type { MethodName, Params, Result } from "../protocol/types.js";
 import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
@@ -10,8 +9,9 @@ import type { HubServices } from "../services.js";
 import { isRefusal, type AccessPolicy } from "../transport/access-policy.js";
 import type { Grant } from "../transport/auth.js";
 import { clientSummaries } from "./client-summaries.js";
-import { field, HttpError, readJsonBody, sendError, sendJson } from "./http-io.js";
+import { HttpError, readJsonBody, sendError, sendJson } from "./http-io.js";
 import { HttpLimits } from "./http-limits.js";
+import { closeTab, openTab, pageContent, pageExecute, pageScreenshot } from "./page-routes.js";
 import { runResponses } from "./responses-route.js";
 
 /** What the HTTP API needs: the hub's parts, the router its routes call methods through, who may come in, and the limits. */
@@ -51,35 +51,15 @@ export class HttpApi {
     this.#options = options;
     this.#limits = new HttpLimits(options.maxInflight, options.ratePerSec);
     const { services } = options;
-    const target = (body: Record<string, unknown>): { clientId: string; tabId: string; target: string } => {
-      const clientId = field(body, "clientId") as string;
-      const tabId = field(body, "tabId") as string;
-      return { clientId, tabId, target: formatTarget(clientId, tabId) };
-    };
     this.#routes = [
       ["GET", /^\/status$/, async ({ grant }) => ({ server: this.#server(grant), clients: services.clients.clients(grant) })],
       ["GET", /^\/clients$/, async ({ grant }) => clientSummaries(services, grant)],
       ["GET", /^\/clients\/([^/]+)\/tabs$/, async ({ grant, match }) => clientTabs(services, grant, decodeURIComponent(match[1] ?? ""))],
-      ["POST", /^\/tabs\/open$/, async ({ body, call }) => {
-        const opened = await call("tabs.open", { clientId: field(body, "clientId"), url: field(body, "url", false), background: body.background === true });
-        return { clientId: opened.clientId, tabId: opened.tabId, compositeClientId: opened.target, url: opened.url, status: "opened" };
-      }],
-      ["POST", /^\/tabs\/close$/, async ({ body, call }) => {
-        const { clientId, tabId, target: t } = target(body);
-        await call("tabs.close", { target: t });
-        return { clientId, tabId, status: "closed", success: true };
-      }],
-      ["POST", /^\/page\/content$/, async ({ body, call }) => {
-        const { clientId, tabId, target: t } = target(body);
-        const page = await call("content", { target: t, format: body.format === "text" ? "text" : "html" });
-        return { clientId, tabId, content: page.content, format: page.format, length: page.length, timestamp: Date.now() };
-      }],
-      ["POST", /^\/page\/screenshot$/, async ({ body, call }) => {
-        const { clientId, tabId, target: t } = target(body);
-        const shot = await call("screenshot", { target: t, fullPage: body.fullPage === true });
-        return { clientId, tabId, imageData: `data:${String(shot.mimeType)};base64,${String(shot.data)}`, format: shot.format, fullPage: body.fullPage === true, timestamp: Date.now() };
-      }],
-      ["POST", /^\/page\/execute$/, async ({ body, call }) => execute(target(body), body, call)],
+      ["POST", /^\/tabs\/open$/, openTab],
+      ["POST", /^\/tabs\/close$/, closeTab],
+      ["POST", /^\/page\/content$/, pageContent],
+      ["POST", /^\/page\/screenshot$/, pageScreenshot],
+      ["POST", /^\/page\/execute$/, pageExecute],
       ["POST", /^\/v1\/responses$/, async (context) => runResponses(services, context)],
     ];
   }
@@ -92,17 +72,29 @@ export class HttpApi {
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://hub.invalid");
     if (request.method === "GET" && url.pathname === "/health") {
-      return sendJson(response, 200, { ok: true, browser: this.#options.services.browser.isUp ? "connected" : "down", uptimeMs: Date.now() - STARTED_AT });
+      return sendJson(response, 200, {
+        ok: true,
+        browser: this.#options.services.browser.isUp ? "connected" : "down",
+        uptimeMs: Date.now() - STARTED_AT,
+      });
     }
     if (request.method === "GET" && url.pathname === "/metrics") {
       const { scope } = this.#authorize(request, url);
-      if (scope !== null) throw new HttpError(403, { code: ErrorCode.FORBIDDEN, message: "/metrics covers every client of the hub: it needs a full token (HUB_TOKEN, or a HUB_TOKENS entry with no scope)" });
+      if (scope !== null)
+        throw new HttpError(403, {
+          code: ErrorCode.FORBIDDEN,
+          message: "/metrics covers every client of the hub: it needs a full token (HUB_TOKEN, or a HUB_TOKENS entry with no scope)",
+        });
       const { registry } = this.#options.services.metrics;
       response.writeHead(200, { "content-type": registry.contentType }).end(await registry.metrics());
       return;
     }
     const route = this.#routes.find(([method, path]) => method === request.method && path.test(url.pathname));
-    if (!route) throw new HttpError(404, { code: 404, message: `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see docs/protocol.md section 7` });
+    if (!route)
+      throw new HttpError(404, {
+        code: 404,
+        message: `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see docs/protocol.md section 7`,
+      });
     const grant = this.#authorize(request, url);
     const done = this.#limits.start(grant.key ?? `peer:${request.socket.remoteAddress ?? "unknown"}`);
     try {
@@ -119,7 +111,8 @@ export class HttpApi {
 
   #authorize(request: IncomingMessage, url: URL): Grant {
     const decision = this.#options.policy.decide(request, url, "orchestrator");
-    if (isRefusal(decision)) throw new HttpError(decision.status, { code: decision.status === 403 ? ErrorCode.FORBIDDEN : 401, message: decision.message });
+    if (isRefusal(decision))
+      throw new HttpError(decision.status, { code: decision.status === 403 ? ErrorCode.FORBIDDEN : 401, message: decision.message });
     return decision.grant;
   }
 
@@ -133,27 +126,12 @@ export class HttpApi {
 
 function clientTabs(services: HubServices, grant: Grant, baseClientId: string): unknown {
   const client = clientSummaries(services, grant).find((summary) => summary.id === baseClientId);
-  if (!client) throw new HttpError(404, { code: ErrorCode.TARGET_NOT_FOUND, message: `no client ${baseClientId.slice(0, 200)}; list them with GET /clients` });
+  if (!client)
+    throw new HttpError(404, {
+      code: ErrorCode.TARGET_NOT_FOUND,
+      message: `no client ${baseClientId.slice(0, 200)}; list them with GET /clients`,
+    });
   return { baseClientId, tabCount: client.tabCount, tabs: client.tabs };
-}
-
-async function execute(
-  where: { clientId: string; tabId: string; target: string },
-  body: Record<string, unknown>,
-  call: RouteContext["call"],
-): Promise<unknown> {
-  const { clientId, tabId, target } = where;
-  const expression = field(body, "expression") as string;
-  try {
-    const result = await call("evaluate", { target, expression, awaitPromise: body.awaitPromise !== false });
-    return { clientId, tabId, result };
-  } catch (error) {
-    // As the eval-server did: a page exception is a 200 with exceptionDetails, the rest are HTTP errors.
-    if (!isHubError(error, "EVALUATION_FAILED")) throw error;
-    const data = error.data as { stack?: string; lineNumber?: number; columnNumber?: number };
-    const exceptionDetails = { text: error.message, lineNumber: data.lineNumber, columnNumber: data.columnNumber, exception: { description: data.stack } };
-    return { clientId, tabId, result: { type: "object", subtype: "error", description: error.message }, exceptionDetails };
-  }
 }
 
 function httpConnection(request: IncomingMessage, response: ServerResponse, grant: Grant): ConnectionState {
@@ -165,5 +143,12 @@ function httpConnection(request: IncomingMessage, response: ServerResponse, gran
     closed.abort();
     inflight.cancelAll(new HubError("CANCELLED", "the HTTP caller went away"));
   });
-  return { id: uuidv4(), scope: grant.scope, peer: request.socket.remoteAddress ?? "unknown", inflight, closed: closed.signal, notify: () => false };
+  return {
+    id: uuidv4(),
+    scope: grant.scope,
+    peer: request.socket.remoteAddress ?? "unknown",
+    inflight,
+    closed: closed.signal,
+    notify: () => false,
+  };
 }

@@ -28,11 +28,21 @@ export function clientSummaries(services: HubServices, grant: Grant): ClientSumm
   // Cluster (Redis): the other instances' tabs and agents as last read.
   const remote = services.cluster?.remote() ?? { tabs: [], agents: [] };
   for (const tab of [...services.clients.tabs(grant), ...remote.tabs.filter((tab) => services.clients.canSee(grant, tab.clientId))]) {
-    tabsOf(tab.clientId).set(tab.target, { tabId: tab.tabId, compositeClientId: tab.target, connected: tab.agent !== null, ready: tab.agent === "ready" });
+    tabsOf(tab.clientId).set(tab.target, {
+      tabId: tab.tabId,
+      compositeClientId: tab.target,
+      connected: tab.agent !== null,
+      ready: tab.agent === "ready",
+    });
   }
   for (const agent of [...services.agents.all(), ...remote.agents]) {
     if (!services.clients.canSee(grant, agent.baseId)) continue;
-    tabsOf(agent.baseId).set(agent.clientId, { tabId: agent.tabId, compositeClientId: agent.clientId, connected: true, ready: agent.state === "ready" });
+    tabsOf(agent.baseId).set(agent.clientId, {
+      tabId: agent.tabId,
+      compositeClientId: agent.clientId,
+      connected: true,
+      ready: agent.state === "ready",
+    });
   }
   return [...byClient].map(([id, tabs]) => ({ id, name: id, tabCount: tabs.size, tabs: [...tabs.values()] }));
 }

@@ -56,7 +56,8 @@ export function sendError(response: ServerResponse, error: unknown): void {
     const body = { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
     return sendJson(response, error.status, { error: body });
   }
-  const wire = error instanceof HubError ? error.toWire() : { code: ErrorCode.INTERNAL_ERROR, message: "internal error; the hub logged the details" };
+  const wire =
+    error instanceof HubError ? error.toWire() : { code: ErrorCode.INTERNAL_ERROR, message: "internal error; the hub logged the details" };
   sendJson(response, statusOf(wire.code), { error: wire });
 }
 
@@ -76,9 +77,14 @@ export async function readJsonBody(request: IncomingMessage, limit: number): Pro
   } catch {
     throw new HttpError(400, { code: ErrorCode.PARSE_ERROR, message: "the body is not valid JSON" });
   }
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new HttpError(400, { code: ErrorCode.INVALID_REQUEST, message: "the body must be a JSON object" });
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    throw new HttpError(400, { code: ErrorCode.INVALID_REQUEST, message: "the body must be a JSON object" });
   const deep = tooDeep(value, MAX_FRAME_DEPTH);
-  if (deep !== null) throw new HttpError(400, { code: ErrorCode.INVALID_REQUEST, message: `the body nests deeper than ${MAX_FRAME_DEPTH} levels at ${deep.slice(0, 200)}; flatten it` });
+  if (deep !== null)
+    throw new HttpError(400, {
+      code: ErrorCode.INVALID_REQUEST,
+      message: `the body nests deeper than ${MAX_FRAME_DEPTH} levels at ${deep.slice(0, 200)}; flatten it`,
+    });
   return value as Record<string, unknown>;
 }
 
@@ -87,7 +93,11 @@ export function field(body: Record<string, unknown>, name: string, required = tr
   const value = body[name];
   if (value === undefined && !required) return undefined;
   if (typeof value !== "string" || value.length === 0) {
-    throw new HttpError(400, { code: ErrorCode.INVALID_PARAMS, message: `${name} is required and must be a non-empty string`, data: { errors: [{ path: `/${name}`, message: "must be a string" }] } });
+    throw new HttpError(400, {
+      code: ErrorCode.INVALID_PARAMS,
+      message: `${name} is required and must be a non-empty string`,
+      data: { errors: [{ path: `/${name}`, message: "must be a string" }] },
+    });
   }
   return value;
 }

@@ -26,11 +26,19 @@ export class HttpLimits {
     let caller = this.#callers.get(key);
     if (!caller) this.#callers.set(key, (caller = { running: 0, rate: new RateLimit(this.#ratePerSec) }));
     if (caller.running >= this.#maxInflight) {
-      throw new HttpError(503, { code: ErrorCode.OVERLOADED, message: `${this.#maxInflight} requests of this token are already running (MAX_INFLIGHT); retry when some are answered`, data: { retryAfterMs: 100 } });
+      throw new HttpError(503, {
+        code: ErrorCode.OVERLOADED,
+        message: `${this.#maxInflight} requests of this token are already running (MAX_INFLIGHT); retry when some are answered`,
+        data: { retryAfterMs: 100 },
+      });
     }
     const retryAfterMs = caller.rate.take();
     if (retryAfterMs > 0) {
-      throw new HttpError(503, { code: ErrorCode.OVERLOADED, message: `more than ${this.#ratePerSec} requests a second with this token (RATE_LIMIT_PER_SEC); retry in ${retryAfterMs} ms`, data: { retryAfterMs } });
+      throw new HttpError(503, {
+        code: ErrorCode.OVERLOADED,
+        message: `more than ${this.#ratePerSec} requests a second with this token (RATE_LIMIT_PER_SEC); retry in ${retryAfterMs} ms`,
+        data: { retryAfterMs },
+      });
     }
     caller.running++;
     const running = caller;

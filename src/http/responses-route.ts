@@ -17,11 +17,16 @@ export async function runResponses(services: HubServices, context: RouteContext)
   const { body, grant, call } = context;
   const input = body.input;
   if (typeof input !== "string" && !Array.isArray(input)) {
-    throw new HttpError(400, { code: ErrorCode.INVALID_PARAMS, message: "input is required: a string or a list of {role, content} messages" });
+    throw new HttpError(400, {
+      code: ErrorCode.INVALID_PARAMS,
+      message: "input is required: a string or a list of {role, content} messages",
+    });
   }
-  const waitMs = typeof body.wait_timeout === "number" && body.wait_timeout > 0 ? Math.min(body.wait_timeout, MAX_WAIT_MS) : DEFAULT_WAIT_MS;
+  const waitMs =
+    typeof body.wait_timeout === "number" && body.wait_timeout > 0 ? Math.min(body.wait_timeout, MAX_WAIT_MS) : DEFAULT_WAIT_MS;
   const agent = services.agents.all().find((a) => a.state === "ready" && services.clients.canSee(grant, a.baseId));
-  if (!agent) throw new HttpError(409, { code: ErrorCode.AGENT_UNAVAILABLE, message: "no ready agent: connect a DevTools agent to the hub first" });
+  if (!agent)
+    throw new HttpError(409, { code: ErrorCode.AGENT_UNAVAILABLE, message: "no ready agent: connect a DevTools agent to the hub first" });
   const url = typeof body.url === "string" ? body.url : "about:blank";
   const opened = await call("tabs.open", { clientId: agent.baseId, url });
   const { target } = opened;
@@ -30,9 +35,20 @@ export async function runResponses(services: HubServices, context: RouteContext)
     const result = await call("agent.run", { target, input, ...(body.model === undefined ? {} : { model: body.model }) });
     const text = outputText(result);
     const message = { type: "output_text", text, annotations: [] };
-    return [{ id: `msg_${uuidv4()}`, type: "message", role: "assistant", content: [message], metadata: { clientId: agent.baseId, tabId: opened.tabId } }];
+    return [
+      {
+        id: `msg_${uuidv4()}`,
+        type: "message",
+        role: "assistant",
+        content: [message],
+        metadata: { clientId: agent.baseId, tabId: opened.tabId },
+      },
+    ];
   } finally {
-    if (body.keep_tab !== true) await call("tabs.close", { target }).catch((error: Error) => log.warn("cannot close the /v1/responses tab", { target, error: error.message }));
+    if (body.keep_tab !== true)
+      await call("tabs.close", { target }).catch((error: Error) =>
+        log.warn("cannot close the /v1/responses tab", { target, error: error.message }),
+      );
   }
 }
 
@@ -48,7 +64,12 @@ function readyAgentOn(agents: AgentRegistry, target: string, waitMs: number): Pr
     };
     const timer = setTimeout(() => {
       agents.off("ready", onReady);
-      reject(new HttpError(504, { code: ErrorCode.TIMEOUT, message: `no agent became ready on the new tab ${target} within ${waitMs} ms (wait_timeout)` }));
+      reject(
+        new HttpError(504, {
+          code: ErrorCode.TIMEOUT,
+          message: `no agent became ready on the new tab ${target} within ${waitMs} ms (wait_timeout)`,
+        }),
+      );
     }, waitMs);
     agents.on("ready", onReady);
   });

@@ -20,7 +20,11 @@ function pickElement(params: ValidatedParams<"callOn">): ElementTarget {
   const given = REFERENCES.filter((name) => params[name] !== undefined);
   if (given.length > 1) {
     const errors = given.map((name) => ({ path: `/${name}`, message: "give only one of ref, selector and backendNodeId" }));
-    throw new HubError("INVALID_PARAMS", `invalid params for callOn: give only one of ref, selector and backendNodeId, not ${given.join(" and ")}`, { errors });
+    throw new HubError(
+      "INVALID_PARAMS",
+      `invalid params for callOn: give only one of ref, selector and backendNodeId, not ${given.join(" and ")}`,
+      { errors },
+    );
   }
   if (params.ref !== undefined) return { ref: params.ref };
   if (params.selector !== undefined) return { selector: params.selector };

@@ -6,7 +6,11 @@ export const consoleSubscribe = defineMethod("console.subscribe", { runs: "tab",
   const entry = call.services.clients.resolve(params.target, call.connection);
   const { console: stream, config } = call.services;
   if (stream.countOf(call.connection) >= config.maxSubscriptions) {
-    throw new HubError("OVERLOADED", `this connection holds ${config.maxSubscriptions} console subscriptions (MAX_SUBSCRIPTIONS); end one with console.unsubscribe first`, { limit: config.maxSubscriptions });
+    throw new HubError(
+      "OVERLOADED",
+      `this connection holds ${config.maxSubscriptions} console subscriptions (MAX_SUBSCRIPTIONS); end one with console.unsubscribe first`,
+      { limit: config.maxSubscriptions },
+    );
   }
   const subscriptionId = call.services.console.subscribe(call.connection, {
     tabId: entry.tabId,

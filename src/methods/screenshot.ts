@@ -23,8 +23,10 @@ export const screenshot = defineMethod("screenshot", { runs: "tab" }, async (par
 function combinationProblems(params: ValidatedParams<"screenshot">): ParamsProblem[] {
   const problems: ParamsProblem[] = [];
   const hasElement = params.ref !== undefined || params.selector !== undefined;
-  if (params.quality !== undefined && params.format === "png") problems.push({ path: "/quality", message: "applies to jpeg and webp only (png is lossless)" });
-  if (params.ref !== undefined && params.selector !== undefined) problems.push({ path: "/selector", message: "give ref or selector, not both" });
+  if (params.quality !== undefined && params.format === "png")
+    problems.push({ path: "/quality", message: "applies to jpeg and webp only (png is lossless)" });
+  if (params.ref !== undefined && params.selector !== undefined)
+    problems.push({ path: "/selector", message: "give ref or selector, not both" });
   if (params.clip && params.fullPage) problems.push({ path: "/clip", message: "cannot be combined with fullPage" });
   if (params.clip && hasElement) problems.push({ path: "/clip", message: "cannot be combined with ref or selector" });
   if (params.fullPage && hasElement) problems.push({ path: "/fullPage", message: "cannot be combined with ref or selector" });
@@ -45,10 +47,17 @@ const BORDER_BOX = `function () {
 
 /** A ref of the tab's latest snapshot, resolved as callOn resolves it, becomes the clip of its element's box. */
 async function refArea(tab: TabSession, ref: string, budget: Budget): Promise<CaptureArea> {
-  const box = await callOnElement(tab, { functionDeclaration: BORDER_BOX, element: { ref }, args: [], awaitPromise: false, captureConsole: false }, budget);
+  const box = await callOnElement(
+    tab,
+    { functionDeclaration: BORDER_BOX, element: { ref }, args: [], awaitPromise: false, captureConsole: false },
+    budget,
+  );
   const rect = box.value as CssRect | undefined;
   if (!rect || rect.width <= 0 || rect.height <= 0) {
-    throw new HubError("NODE_NOT_FOUND", `the element of ref ${ref} has an empty box (hidden or display: none), so there is nothing to capture`);
+    throw new HubError(
+      "NODE_NOT_FOUND",
+      `the element of ref ${ref} has an empty box (hidden or display: none), so there is nothing to capture`,
+    );
   }
   return { kind: "clip", clip: rect };
 }

@@ -15,7 +15,11 @@ export const tabsOpen = defineMethod("tabs.open", { runs: "here", changesListing
   const clientId = ownerFor(params.clientId, call);
   const open = clients.tabCount(clientId);
   if (open >= config.maxTabsPerClient) {
-    throw new HubError("OVERLOADED", `client ${clientId} has ${open} tabs open (MAX_TABS_PER_CLIENT=${config.maxTabsPerClient}); close some with tabs.close first`, { limit: config.maxTabsPerClient });
+    throw new HubError(
+      "OVERLOADED",
+      `client ${clientId} has ${open} tabs open (MAX_TABS_PER_CLIENT=${config.maxTabsPerClient}); close some with tabs.close first`,
+      { limit: config.maxTabsPerClient },
+    );
   }
   const direct = params.waitUntil === "none" || params.url === "about:blank";
   const browserContextId = await clients.contexts.acquire(clientId, call.budget);
@@ -23,7 +27,11 @@ export const tabsOpen = defineMethod("tabs.open", { runs: "here", changesListing
   // Chrome makes the tab even when the call ends first: the command outlives the budget, so a late tab is closed.
   const creating = connection.send(
     "Target.createTarget",
-    { url: direct ? params.url : "about:blank", background: params.background, ...(browserContextId === undefined ? {} : { browserContextId }) },
+    {
+      url: direct ? params.url : "about:blank",
+      background: params.background,
+      ...(browserContextId === undefined ? {} : { browserContextId }),
+    },
     { timeoutMs: call.budget.remainingMs() + LATE_TAB_GRACE_MS },
   );
   let targetId: string;

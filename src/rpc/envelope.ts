@@ -12,9 +12,7 @@ export interface RequestItem {
 }
 
 /** A JSON-RPC response object. */
-export type JsonRpcResponse =
-  | { jsonrpc: "2.0"; id: JsonRpcId; result: unknown }
-  | { jsonrpc: "2.0"; id: JsonRpcId; error: WireError };
+export type JsonRpcResponse = { jsonrpc: "2.0"; id: JsonRpcId; result: unknown } | { jsonrpc: "2.0"; id: JsonRpcId; error: WireError };
 
 /** An item that is not a valid request; it is answered with its error. */
 export interface InvalidItem {
@@ -46,7 +44,10 @@ export function parseFrame(text: string, options: EnvelopeOptions): Envelope {
   try {
     value = JSON.parse(text);
   } catch {
-    return { kind: "frame-error", response: errorResponse(null, { code: ErrorCode.PARSE_ERROR, message: "Parse error: the frame is not valid JSON" }) };
+    return {
+      kind: "frame-error",
+      response: errorResponse(null, { code: ErrorCode.PARSE_ERROR, message: "Parse error: the frame is not valid JSON" }),
+    };
   }
   return envelopeOf(value, options);
 }
@@ -55,7 +56,10 @@ export function parseFrame(text: string, options: EnvelopeOptions): Envelope {
 export function envelopeOf(value: unknown, options: EnvelopeOptions): Envelope {
   if (!Array.isArray(value)) return { kind: "single", item: classify(value, options) };
   if (value.length === 0) {
-    return { kind: "frame-error", response: errorResponse(null, { code: ErrorCode.INVALID_REQUEST, message: "Invalid Request: an empty batch" }) };
+    return {
+      kind: "frame-error",
+      response: errorResponse(null, { code: ErrorCode.INVALID_REQUEST, message: "Invalid Request: an empty batch" }),
+    };
   }
   if (value.length > options.maxBatch) {
     const message = `Invalid Request: a batch of ${value.length} requests; at most ${options.maxBatch} (MAX_BATCH) per batch`;

@@ -43,5 +43,8 @@ export function tooDeep(value: unknown, maxDepth: number): string | null {
 function pointerOf(visit: Visit): string {
   const keys: string[] = [];
   for (let at: Visit | null = visit; at?.parent; at = at.parent) keys.push(at.key);
-  return keys.reverse().map((key) => `/${key.slice(0, 50)}`).join("");
+  return keys
+    .reverse()
+    .map((key) => `/${key.slice(0, 50)}`)
+    .join("");
 }

@@ -94,7 +94,10 @@ export class ParamsValidator {
       const message = `invalid params for ${method}: ${summary} (and ${found.length - errors.length} more)`;
       throw new HubError("INVALID_PARAMS", message, { errors, errorCount: found.length });
     }
-    const more = thorough || values <= MAX_VALUES_FOR_ALL_ERRORS ? "" : ` (only the first problem is looked for in params of more than ${MAX_VALUES_FOR_ALL_ERRORS} values)`;
+    const more =
+      thorough || values <= MAX_VALUES_FOR_ALL_ERRORS
+        ? ""
+        : ` (only the first problem is looked for in params of more than ${MAX_VALUES_FOR_ALL_ERRORS} values)`;
     throw new HubError("INVALID_PARAMS", `invalid params for ${method}: ${summary}${more}`, { errors });
   }
 }

@@ -2,7 +2,16 @@ import { JSONRPCServer, type JSONRPCResponse } from "json-rpc-2.0";
 import { Budget } from "../budget.js";
 import { ErrorCode, HubError, toWireError, type ErrorName } from "../errors.js";
 import { log, logApi } from "../log.js";
-import { envelopeOf, errorResponse, parseFrame, type Envelope, type InvalidItem, type JsonRpcId, type JsonRpcResponse, type RequestItem } from "./envelope.js";
+import {
+  envelopeOf,
+  errorResponse,
+  parseFrame,
+  type Envelope,
+  type InvalidItem,
+  type JsonRpcId,
+  type JsonRpcResponse,
+  type RequestItem,
+} from "./envelope.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "./method.js";
 import { MAX_PARAMS_DEPTH, nestingOf } from "./nesting.js";
 import type { ParamsValidator } from "./params-validator.js";
@@ -107,14 +116,24 @@ export class Router<S> {
     const id = item.id ?? null;
     const { maxInflight, defaultTimeoutMs } = this.#options;
     if (connection.inflight.size >= maxInflight) {
-      return errorResponse(id, { code: ErrorCode.OVERLOADED, message: `${maxInflight} requests are already in flight on this connection (MAX_INFLIGHT); retry when some are answered` });
+      return errorResponse(id, {
+        code: ErrorCode.OVERLOADED,
+        message: `${maxInflight} requests are already in flight on this connection (MAX_INFLIGHT); retry when some are answered`,
+      });
     }
     const retryAfterMs = item.method === "cancel" ? 0 : this.#rateOf(connection).take();
     if (retryAfterMs > 0) {
-      return errorResponse(id, { code: ErrorCode.OVERLOADED, message: `more than ${this.#options.ratePerSec} requests a second on this connection (RATE_LIMIT_PER_SEC); retry in ${retryAfterMs} ms`, data: { retryAfterMs } });
+      return errorResponse(id, {
+        code: ErrorCode.OVERLOADED,
+        message: `more than ${this.#options.ratePerSec} requests a second on this connection (RATE_LIMIT_PER_SEC); retry in ${retryAfterMs} ms`,
+        data: { retryAfterMs },
+      });
     }
     if (!this.#server.hasMethod(item.method)) {
-      return errorResponse(id, { code: ErrorCode.METHOD_NOT_FOUND, message: `method "${item.method.slice(0, 100)}" does not exist; the methods are listed in protocol/tabwire.openrpc.json` });
+      return errorResponse(id, {
+        code: ErrorCode.METHOD_NOT_FOUND,
+        message: `method "${item.method.slice(0, 100)}" does not exist; the methods are listed in protocol/tabwire.openrpc.json`,
+      });
     }
     let params: Record<string, unknown>;
     try {
@@ -123,7 +142,10 @@ export class Router<S> {
       return { jsonrpc: "2.0", id, error: toWireError(error) };
     }
     if (item.id !== undefined && connection.inflight.has(item.id)) {
-      return errorResponse(id, { code: ErrorCode.INVALID_REQUEST, message: `Invalid Request: a request with id ${JSON.stringify(item.id)} is still in flight on this connection; use a new id` });
+      return errorResponse(id, {
+        code: ErrorCode.INVALID_REQUEST,
+        message: `Invalid Request: a request with id ${JSON.stringify(item.id)} is still in flight on this connection; use a new id`,
+      });
     }
     const budget = new Budget(typeof params.timeoutMs === "number" ? params.timeoutMs : defaultTimeoutMs);
     const done = connection.inflight.add(item.id, budget);
@@ -160,9 +182,13 @@ export class Router<S> {
     const params = (item.params ?? {}) as Record<string, unknown>;
     const { deepAt: deep, values } = nestingOf(params, MAX_PARAMS_DEPTH);
     if (deep !== null) {
-      throw new HubError("INVALID_PARAMS", `params of ${item.method} nest deeper than ${MAX_PARAMS_DEPTH} levels at ${deep.slice(0, 200)}; flatten them`, {
-        errors: [{ path: deep.slice(0, 200), message: `must not nest deeper than ${MAX_PARAMS_DEPTH} levels` }],
-      });
+      throw new HubError(
+        "INVALID_PARAMS",
+        `params of ${item.method} nest deeper than ${MAX_PARAMS_DEPTH} levels at ${deep.slice(0, 200)}; flatten them`,
+        {
+          errors: [{ path: deep.slice(0, 200), message: `must not nest deeper than ${MAX_PARAMS_DEPTH} levels` }],
+        },
+      );
     }
     this.#options.validator.validate(item.method, params, values);
     const { maxTimeoutMs } = this.#options;

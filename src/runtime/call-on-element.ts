@@ -107,20 +107,30 @@ async function firstMatch(scope: Scope, selector: string): Promise<Receiver> {
   );
   if (exceptionDetails) {
     const problem = { path: "/selector", message: "is not a valid CSS selector" };
-    throw new HubError("INVALID_PARAMS", `invalid params for callOn: ${JSON.stringify(selector)} is not a valid CSS selector`, { errors: [problem] });
+    throw new HubError("INVALID_PARAMS", `invalid params for callOn: ${JSON.stringify(selector)} is not a valid CSS selector`, {
+      errors: [problem],
+    });
   }
   if (!result.objectId) {
-    throw new HubError("NODE_NOT_FOUND", `no element matches the selector ${JSON.stringify(selector)}; check it, or take a snapshot and use a ref`);
+    throw new HubError(
+      "NODE_NOT_FOUND",
+      `no element matches the selector ${JSON.stringify(selector)}; check it, or take a snapshot and use a ref`,
+    );
   }
   return { objectId: result.objectId, isElement: true };
 }
 
 async function connectedNode(scope: Scope, node: NodeTarget): Promise<Receiver> {
   const gone = (): HubError =>
-    new HubError("NODE_NOT_FOUND", `${node.label} is no longer in the page (removed, or the page changed); take a new snapshot and use its refs`);
+    new HubError(
+      "NODE_NOT_FOUND",
+      `${node.label} is no longer in the page (removed, or the page changed); take a new snapshot and use its refs`,
+    );
   const { object } = await scope.tab
     .send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: scope.objectGroup }, { budget: scope.budget })
-    .catch((error: unknown) => Promise.reject(/No node with given id found|does not belong to the document/.test(String(error)) ? gone() : error));
+    .catch((error: unknown) =>
+      Promise.reject(/No node with given id found|does not belong to the document/.test(String(error)) ? gone() : error),
+    );
   if (!object.objectId) throw gone();
   // A node that was removed but is still alive resolves; acting on it would silently do nothing.
   const connected = await scope.tab.send(

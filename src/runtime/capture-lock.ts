@@ -18,7 +18,10 @@ export async function withCaptureLock<T>(tab: TabSession, budget: Budget, captur
   let unlock = (): void => {};
   const mine = new Promise<void>((resolve) => (unlock = resolve));
   // The next capture waits for this one's predecessor too, so a caller that gives up waiting never lets it skip ahead.
-  tails.set(tab, previous.then(() => mine));
+  tails.set(
+    tab,
+    previous.then(() => mine),
+  );
   try {
     await budget.race(previous);
     return await keepRendering(tab, budget, capture);

@@ -22,10 +22,7 @@ export interface CssRect {
 
 /** The part of the page a screenshot shows. */
 export type CaptureArea =
-  | { kind: "viewport" }
-  | { kind: "fullPage" }
-  | { kind: "clip"; clip: CssRect }
-  | { kind: "element"; selector: string };
+  { kind: "viewport" } | { kind: "fullPage" } | { kind: "clip"; clip: CssRect } | { kind: "element"; selector: string };
 
 /** The params of `screenshot` once validated, with the area picked out. */
 export interface ScreenshotOptions {
@@ -91,7 +88,9 @@ export function captureScreenshot(tab: TabSession, options: ScreenshotOptions, b
 
 /** The viewport as it is: no scale, no size to fit. */
 function isPlainViewport(options: ScreenshotOptions): boolean {
-  return options.area.kind === "viewport" && (options.scale ?? 1) === 1 && options.maxWidth === undefined && options.maxHeight === undefined;
+  return (
+    options.area.kind === "viewport" && (options.scale ?? 1) === 1 && options.maxWidth === undefined && options.maxHeight === undefined
+  );
 }
 
 function checkPixels(width: number, height: number, maxPixels: number): void {
@@ -119,7 +118,10 @@ export async function captureImage(
       if (tab.cdp.closedBy) throw tab.cdp.closedBy;
       if (!(error instanceof ProtocolError) || protocolFailureOf(error) !== "uncapturable") throw error;
       if (captures >= MAX_CAPTURES) {
-        throw new HubError("PAGE_NAVIGATED", `Chrome could not capture the page ${MAX_CAPTURES} times ("Unable to capture screenshot", as while a tab replaces its document); take it again`);
+        throw new HubError(
+          "PAGE_NAVIGATED",
+          `Chrome could not capture the page ${MAX_CAPTURES} times ("Unable to capture screenshot", as while a tab replaces its document); take it again`,
+        );
       }
     }
   }
@@ -145,7 +147,11 @@ function areaRect(area: CaptureArea, geometry: PageGeometry, content: CssRect | 
 /** The scale that applies `scale` and then shrinks the image to fit maxWidth x maxHeight, never enlarging it. */
 function fitScale(area: CssRect, dpr: number, options: ScreenshotOptions): number {
   const scale = options.scale ?? 1;
-  const fit = Math.min(1, (options.maxWidth ?? Infinity) / (area.width * scale * dpr), (options.maxHeight ?? Infinity) / (area.height * scale * dpr));
+  const fit = Math.min(
+    1,
+    (options.maxWidth ?? Infinity) / (area.width * scale * dpr),
+    (options.maxHeight ?? Infinity) / (area.height * scale * dpr),
+  );
   return scale * fit;
 }
 
@@ -163,7 +169,12 @@ function snapToPixels(rect: CssRect): CssRect {
 }
 
 function contains(outer: CssRect, inner: CssRect): boolean {
-  return inner.x >= outer.x && inner.y >= outer.y && inner.x + inner.width <= outer.x + outer.width && inner.y + inner.height <= outer.y + outer.height;
+  return (
+    inner.x >= outer.x &&
+    inner.y >= outer.y &&
+    inner.x + inner.width <= outer.x + outer.width &&
+    inner.y + inner.height <= outer.y + outer.height
+  );
 }
 
 /** One round trip for the viewport, the device pixel ratio and, with a selector, the element's border box. */
@@ -193,7 +204,10 @@ function probeExpression(selector: string | null): string {
 
 function checkElement(selector: string, element: CssRect | null): void {
   if (element === null) {
-    throw new HubError("NODE_NOT_FOUND", `no element matches the selector ${JSON.stringify(selector)}; check the selector, or wait until the page has drawn it`);
+    throw new HubError(
+      "NODE_NOT_FOUND",
+      `no element matches the selector ${JSON.stringify(selector)}; check the selector, or wait until the page has drawn it`,
+    );
   }
   if (element.width <= 0 || element.height <= 0) {
     throw new HubError(

@@ -20,7 +20,9 @@ export async function navigateTab(tab: TabSession, to: { url: string; waitUntil:
   const milestone = waitUntil === "none" ? null : LIFECYCLE_NAME[waitUntil];
   // Listen before navigating: a fast page can reach its milestone, or commit its error page, before Page.navigate answers.
   const lifecycle = new LoaderWatch(tab, "Page.lifecycleEvent", (event) => (event.name === milestone ? event.loaderId : null));
-  const committed = new LoaderWatch(tab, "Page.frameNavigated", (event) => (event.frame.parentId === undefined ? event.frame.loaderId : null));
+  const committed = new LoaderWatch(tab, "Page.frameNavigated", (event) =>
+    event.frame.parentId === undefined ? event.frame.loaderId : null,
+  );
   try {
     const result = await tab.send("Page.navigate", { url }, { budget });
     if (result.errorText) {

@@ -51,15 +51,25 @@ export async function readPageContent(source: ContentSource, options: ContentOpt
 }
 
 /** The documents as one text, and how many of their UTF-8 bytes the page cut. */
-async function readDocuments(source: ContentSource, options: ContentOptions, signal: AbortSignal): Promise<{ full: string; cutBytes: number }> {
+async function readDocuments(
+  source: ContentSource,
+  options: ContentOptions,
+  signal: AbortSignal,
+): Promise<{ full: string; cutBytes: number }> {
   const { tab, connection } = source;
   const { frameTree } = await tab.send("Page.getFrameTree", undefined, { signal });
   const main = await readFrame(tab, frameTree.frame.id, { format: options.format, maxBytes: options.maxSize, signal });
   if (!options.includeIframes) return { full: main.text, cutBytes: main.cutBytes };
-  const reader = new IframeReader(connection, { format: options.format, maxBytes: options.maxSize, signal, topOrigin: frameTree.frame.securityOrigin });
+  const reader = new IframeReader(connection, {
+    format: options.format,
+    maxBytes: options.maxSize,
+    signal,
+    topOrigin: frameTree.frame.securityOrigin,
+  });
   const frames = await reader.read(tab, frameTree);
   const block = options.format === "html" ? htmlBlock : textBlock;
-  const cutBytes = (documents: FrameDocument[]): number => documents.reduce((sum, frame) => sum + frame.cutBytes + cutBytes(frame.children), 0);
+  const cutBytes = (documents: FrameDocument[]): number =>
+    documents.reduce((sum, frame) => sum + frame.cutBytes + cutBytes(frame.children), 0);
   return { full: main.text + frames.map(block).join(""), cutBytes: main.cutBytes + cutBytes(frames) };
 }
 

@@ -38,11 +38,13 @@ export class RefTable {
   /** The backendDOMNodeId a ref of the latest snapshot names, or NODE_NOT_FOUND saying what to do instead. */
   backendNodeId(ref: string): number {
     const latest = this.#latest;
-    if (!latest) throw notFound(`this tab has no current snapshot (none was taken, or the tab navigated since), so ref ${ref} names nothing`);
+    if (!latest)
+      throw notFound(`this tab has no current snapshot (none was taken, or the tab navigated since), so ref ${ref} names nothing`);
     const backendNodeId = latest.refs.get(ref);
     if (backendNodeId === undefined) {
       const number = Number(REF.exec(ref)?.[1] ?? Number.NaN);
-      const where = number < latest.firstRef ? "is from an older snapshot of this tab" : "was not handed out by the latest snapshot of this tab";
+      const where =
+        number < latest.firstRef ? "is from an older snapshot of this tab" : "was not handed out by the latest snapshot of this tab";
       throw notFound(`ref ${ref} ${where} (the latest is ${latest.snapshotId})`);
     }
     if (backendNodeId === null) throw notFound(`ref ${ref} names an accessibility node that has no DOM node`);

@@ -38,7 +38,19 @@ const RETURN_THIS_WITHIN = `function (max, mark) {
   return { [mark]: "cut", json: json.slice(0, max) };
 }`;
 // Subtypes whose JSON value says little on its own, so the description goes along.
-const DESCRIBED_SUBTYPES = new Set(["date", "regexp", "map", "set", "weakmap", "weakset", "error", "promise", "proxy", "typedarray", "arraybuffer"]);
+const DESCRIBED_SUBTYPES = new Set([
+  "date",
+  "regexp",
+  "map",
+  "set",
+  "weakmap",
+  "weakset",
+  "error",
+  "promise",
+  "proxy",
+  "typedarray",
+  "arraybuffer",
+]);
 
 /** Turns the remote result of evaluated code into the protocol's result, calling it with `args` if it is a function. */
 export async function readResult(context: ReadContext, remote: Protocol.Runtime.RemoteObject): Promise<EvaluateResult> {
@@ -90,7 +102,12 @@ async function fetchValue(context: ReadContext, objectId: string): Promise<{ val
   try {
     const byValue = await context.tab.send(
       "Runtime.callFunctionOn",
-      { functionDeclaration: RETURN_THIS_WITHIN, objectId, arguments: [{ value: context.maxBytes }, { value: CUT_MARK }], returnByValue: true },
+      {
+        functionDeclaration: RETURN_THIS_WITHIN,
+        objectId,
+        arguments: [{ value: context.maxBytes }, { value: CUT_MARK }],
+        returnByValue: true,
+      },
       { budget: context.budget },
     );
     value = byValue.result.value;
@@ -101,7 +118,10 @@ async function fetchValue(context: ReadContext, objectId: string): Promise<{ val
   if (mark === undefined) return { value, truncated: false };
   const page = value as { json?: unknown; reason?: unknown };
   if (mark === "cut" && typeof page.json === "string") return { value: cutUtf8(page.json, context.maxBytes).text, truncated: true };
-  throw new HubError("SERIALIZATION_FAILED", `the result is too large to write as JSON in the page (${String(page.reason).slice(0, 200)}); return less, e.g. a part or a summary of it`);
+  throw new HubError(
+    "SERIALIZATION_FAILED",
+    `the result is too large to write as JSON in the page (${String(page.reason).slice(0, 200)}); return less, e.g. a part or a summary of it`,
+  );
 }
 
 /** Chrome's by-value failures (cycles, values with no JSON form) as SERIALIZATION_FAILED; other errors unchanged. */

@@ -62,11 +62,17 @@ export class AccessPolicy {
       const who = door === "agent" ? "agents" : "peers";
       const setting = door === "agent" ? "AUTH_KEY" : "HUB_TOKEN";
       if (!isLoopback(request.socket.remoteAddress)) {
-        return { status: 403, message: `the hub has no ${setting} configured and accepts loopback ${who} only; set ${setting} to allow others` };
+        return {
+          status: 403,
+          message: `the hub has no ${setting} configured and accepts loopback ${who} only; set ${setting} to allow others`,
+        };
       }
       const host = request.headers.host;
       if (host !== undefined && !this.#isOwnHost(host)) {
-        return { status: 403, message: `Host ${host.slice(0, 200)} is not this hub's: a hub with no ${setting} answers loopback names and HOST only; the operator can add it to ALLOWED_HOSTS` };
+        return {
+          status: 403,
+          message: `Host ${host.slice(0, 200)} is not this hub's: a hub with no ${setting} answers loopback names and HOST only; the operator can add it to ALLOWED_HOSTS`,
+        };
       }
       return { grant: { scope: null }, authenticated: true };
     }
@@ -74,7 +80,8 @@ export class AccessPolicy {
     if (token === null && door === "agent") return { grant: { scope: null }, authenticated: false };
     const grant = keys.check(token);
     if (grant) return { grant, authenticated: true };
-    if (door === "agent") return { status: 401, message: "the agent key is wrong: use one of the hub's agent keys (AUTH_KEY or AGENT_KEYS) as ?token=<key>" };
+    if (door === "agent")
+      return { status: 401, message: "the agent key is wrong: use one of the hub's agent keys (AUTH_KEY or AGENT_KEYS) as ?token=<key>" };
     return { status: 401, message: "a valid token is required: send Authorization: Bearer <token> or ?token=<token>" };
   }
 

@@ -37,7 +37,8 @@ export class Authenticator {
     // Digests have one length, so timingSafeEqual never throws, and every grant is compared.
     const presented = digest(token);
     let found: Grant | null = null;
-    for (const grant of this.#grants) if (timingSafeEqual(presented, grant.digest) && !found) found = { scope: grant.scope, key: grant.key };
+    for (const grant of this.#grants)
+      if (timingSafeEqual(presented, grant.digest) && !found) found = { scope: grant.scope, key: grant.key };
     return found;
   }
 }

@@ -26,7 +26,10 @@ export class ConnectionCaps {
     }
     const mine = this.#byPeer.get(peer) ?? 0;
     if (mine >= this.#maxPerPeer) {
-      return { reason: "max_connections_per_ip", message: `${this.#maxPerPeer} connections from your address are open (MAX_CONNECTIONS_PER_IP); close some first` };
+      return {
+        reason: "max_connections_per_ip",
+        message: `${this.#maxPerPeer} connections from your address are open (MAX_CONNECTIONS_PER_IP); close some first`,
+      };
     }
     this.#total++;
     this.#byPeer.set(peer, mine + 1);

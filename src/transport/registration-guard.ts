@@ -17,7 +17,8 @@ export class RegistrationGuard {
     this.#isRegistered = options.isRegistered;
     this.#close = options.close;
     this.#timer = setTimeout(() => {
-      if (!this.#isRegistered()) this.#close(POLICY_VIOLATION, `register within ${options.timeoutMs} ms of connecting (AGENT_REGISTER_TIMEOUT_MS)`);
+      if (!this.#isRegistered())
+        this.#close(POLICY_VIOLATION, `register within ${options.timeoutMs} ms of connecting (AGENT_REGISTER_TIMEOUT_MS)`);
     }, options.timeoutMs);
   }
 

@@ -148,7 +148,11 @@ export class RpcPeer<S> {
     if (now - this.#overSince > this.#options.slowReaderTimeoutMs && !this.#closed.signal.aborted) {
       // Its calls are abandoned now, not when the socket finally goes (ws gives a closing peer 30 s to answer, so
       // one that reads again still learns why): nobody would read their answers.
-      log.warn("closing a connection that stopped reading", { connection: this.state.id, peer: this.state.peer, bufferedBytes: this.#ws.bufferedAmount });
+      log.warn("closing a connection that stopped reading", {
+        connection: this.state.id,
+        peer: this.state.peer,
+        bufferedBytes: this.#ws.bufferedAmount,
+      });
       this.#release("the connection stopped reading");
       this.#stopHoldingBack();
       this.close(1013, "the connection stopped reading");

@@ -19,14 +19,22 @@ export interface RefusedUpgrade {
 }
 
 const ENDPOINTS: Readonly<Record<string, AcceptedUpgrade["endpoint"]>> = { "/rpc": "rpc", "/": "agent", "/agent": "agent" };
-const REASONS: Readonly<Record<RefusedUpgrade["status"], string>> = { 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 503: "Service Unavailable" };
+const REASONS: Readonly<Record<RefusedUpgrade["status"], string>> = {
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  503: "Service Unavailable",
+};
 
 /** Decides an upgrade before any 101: the path (404), then the access policy (Origin, Host, peer: 403; token: 401). */
 export function decideUpgrade(request: IncomingMessage, policy: AccessPolicy): AcceptedUpgrade | RefusedUpgrade {
   const url = new URL(request.url ?? "/", "http://hub.invalid");
   const endpoint = ENDPOINTS[url.pathname];
   if (!endpoint) {
-    return { status: 404, message: `no WebSocket endpoint at ${url.pathname.slice(0, 100)}; orchestrators connect to /rpc, agents to / or /agent` };
+    return {
+      status: 404,
+      message: `no WebSocket endpoint at ${url.pathname.slice(0, 100)}; orchestrators connect to /rpc, agents to / or /agent`,
+    };
   }
   const decision = policy.decide(request, url, endpoint === "agent" ? "agent" : "orchestrator");
   if (isRefusal(decision)) return decision;

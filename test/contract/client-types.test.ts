@@ -41,7 +41,15 @@ describe("tabwire/client types for users outside the repository", function () {
       await writeFile(path.join(dir, "package.json"), JSON.stringify({ name: "consumer", type: "module", private: true }));
       await writeFile(path.join(dir, "use.ts"), CONSUMER);
       const tsconfig = {
-        compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, types: ["node"], typeRoots: [path.join(ROOT, "node_modules", "@types")] },
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          strict: true,
+          noEmit: true,
+          types: ["node"],
+          typeRoots: [path.join(ROOT, "node_modules", "@types")],
+        },
         files: ["use.ts"],
       };
       await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify(tsconfig));

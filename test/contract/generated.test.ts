@@ -15,7 +15,10 @@ function onDisk(file: string): string {
 }
 
 describe("contract: what is generated from the OpenRPC document is in step with it", () => {
-  for (const [file, generate] of [[TYPES_PATH, protocolTypes], [INDEX_PATH, methodsIndex]] as const) {
+  for (const [file, generate] of [
+    [TYPES_PATH, protocolTypes],
+    [INDEX_PATH, methodsIndex],
+  ] as const) {
     it(`${file} is what npm run gen writes from the document`, () => {
       expect(onDisk(file) === generate(doc), `${file} differs from the document: run npm run gen`).to.equal(true);
     });
@@ -42,7 +45,10 @@ describe("contract: what is generated from the OpenRPC document is in step with 
     const methods = new Set(doc.methods.map((method) => method.name));
     for (const note of doc["x-notifications"]) {
       expect(note.summary, note.name).to.be.a("string").and.not.equal("");
-      expect(note["x-sentBy"].filter((name) => !methods.has(name)), note.name).to.deep.equal([]);
+      expect(
+        note["x-sentBy"].filter((name) => !methods.has(name)),
+        note.name,
+      ).to.deep.equal([]);
       expect(note["x-sentBy"], note.name).to.not.be.empty;
     }
   });

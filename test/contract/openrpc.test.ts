@@ -63,7 +63,8 @@ describe("contract: protocol/tabwire.openrpc.json against the handlers and the e
       for (const example of method.examples ?? []) {
         const params = Object.fromEntries(example.params.map((p) => [p.name, p.value]));
         expect(() => validator.validate(method.name, params), `${method.name}: ${example.name}`).to.not.throw();
-        if (example.result) expect(checkResult(example.result.value), `${method.name}: ${example.name} ${JSON.stringify(checkResult.errors)}`).to.equal(true);
+        if (example.result)
+          expect(checkResult(example.result.value), `${method.name}: ${example.name} ${JSON.stringify(checkResult.errors)}`).to.equal(true);
       }
     }
   });

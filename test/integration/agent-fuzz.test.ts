@@ -128,9 +128,11 @@ class FuzzSocket {
     if (typeof item.method === "string" && item.id !== undefined) return this.#answerHub(item);
     if (typeof item.id !== "string" || !item.id.startsWith("f")) return;
     const owed = this.owed.get(item.id);
-    if (!owed) return void this.#findings.push({ frame: this.#frame(), what: `an answer nobody is owed: ${JSON.stringify(item).slice(0, 300)}` });
+    if (!owed)
+      return void this.#findings.push({ frame: this.#frame(), what: `an answer nobody is owed: ${JSON.stringify(item).slice(0, 300)}` });
     this.owed.delete(item.id);
-    if (owed.mustFail && "result" in item) this.#findings.push({ frame: this.#frame(), what: `a call on another client's tab succeeded: ${String(owed.data).slice(0, 300)}` });
+    if (owed.mustFail && "result" in item)
+      this.#findings.push({ frame: this.#frame(), what: `a call on another client's tab succeeded: ${String(owed.data).slice(0, 300)}` });
   }
 
   /** The hub's own call (agent.run's evaluate): a few fuzzed status frames, then a result, an error, or nothing. */
@@ -138,7 +140,14 @@ class FuzzSocket {
     const rng = this.#rng;
     const requestId = (request.params as { requestId?: unknown } | undefined)?.requestId;
     for (let i = rng.int(0, 3); i > 0; i--) {
-      this.#ws.send(toJson({ type: "status", requestId, status: rng.pick(["running", 7, null]), message: rng.chance(0.2) ? { deep: [[["x"]]] } : "step" }));
+      this.#ws.send(
+        toJson({
+          type: "status",
+          requestId,
+          status: rng.pick(["running", 7, null]),
+          message: rng.chance(0.2) ? { deep: [[["x"]]] } : "step",
+        }),
+      );
     }
     const how = rng.int(0, 2);
     if (how === 0) this.#ws.send(JSON.stringify({ jsonrpc: "2.0", id: request.id, result: { status: "success", output: "fuzzed" } }));
@@ -147,7 +156,11 @@ class FuzzSocket {
 
   #until(match: (text: string) => boolean): Promise<void> {
     let seen = false;
-    return this.#wait(() => seen || !this.isOpen, "a frame", (text) => (seen ||= match(text)));
+    return this.#wait(
+      () => seen || !this.isOpen,
+      "a frame",
+      (text) => (seen ||= match(text)),
+    );
   }
 
   #wait(when: () => boolean, what: string, onText?: (text: string) => void): Promise<void> {
@@ -244,8 +257,15 @@ describe(`fuzzing the agent endpoint with ${FRAME_COUNT.toLocaleString("en")} fr
       }
       const { code, reason } = await socket.closed;
       report.closes.set(`${code}`, (report.closes.get(`${code}`) ?? 0) + 1);
-      const why = code === 1009 ? socket.bytes > UNREGISTERED_BYTES && !registered : code === 1008 && (socket.sentRegister || /AGENT_REGISTER_TIMEOUT_MS/.test(reason));
-      if (!why) findings.push({ frame: sent, what: `the hub closed a socket with ${code} ${reason} (sent ${socket.bytes} bytes, register: ${socket.sentRegister})` });
+      const why =
+        code === 1009
+          ? socket.bytes > UNREGISTERED_BYTES && !registered
+          : code === 1008 && (socket.sentRegister || /AGENT_REGISTER_TIMEOUT_MS/.test(reason));
+      if (!why)
+        findings.push({
+          frame: sent,
+          what: `the hub closed a socket with ${code} ${reason} (sent ${socket.bytes} bytes, register: ${socket.sentRegister})`,
+        });
     }
     await Promise.all(runs);
     await check(sent, findings);

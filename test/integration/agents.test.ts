@@ -46,7 +46,13 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     const first = await TestAgent.connect({ url: agentUrl("/"), clientId: "alpha:tab-1", capabilities: ["chat"] });
     expect(first.welcome).to.include.keys("type", "serverId", "version", "timestamp");
     expect(first.welcome.type).to.equal("welcome");
-    expect(await first.registration()).to.deep.equal({ type: "registration_ack", clientId: "alpha:tab-1", status: "accepted", tabId: "tab-1", isComposite: true });
+    expect(await first.registration()).to.deep.equal({
+      type: "registration_ack",
+      clientId: "alpha:tab-1",
+      status: "accepted",
+      tabId: "tab-1",
+      isComposite: true,
+    });
     const pong = await first.ping();
     expect(pong.type).to.equal("pong");
     expect(pong.timestamp).to.be.a("number");
@@ -59,7 +65,11 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     const bySecret = await TestAgent.connect({ url: agentUrl("/agent", null), clientId: "gamma", secretKey: AGENT_KEY });
     expect((await bySecret.registration()).status).to.equal("accepted");
     await bySecret.close();
-    const byHeader = await TestAgent.connect({ url: agentUrl("/agent", null), clientId: "gamma", headers: { authorization: `Bearer ${AGENT_KEY}` } });
+    const byHeader = await TestAgent.connect({
+      url: agentUrl("/agent", null),
+      clientId: "gamma",
+      headers: { authorization: `Bearer ${AGENT_KEY}` },
+    });
     expect((await byHeader.registration()).status).to.equal("accepted");
     await byHeader.close();
     const wrong = await TestAgent.connect({ url: agentUrl("/agent", null), clientId: "gamma", secretKey: "not-the-key-at-all" });
@@ -68,13 +78,19 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     const none = await TestAgent.connect({ url: agentUrl("/agent", null), clientId: "gamma" });
     expect((await none.registration()).status).to.equal("rejected");
     expect((await none.closed).code).to.equal(1008);
-    const refused = await TestAgent.connect({ url: agentUrl("/agent", "wrong-key-entirely"), clientId: "gamma" }).catch((e: { status?: number }) => e);
+    const refused = await TestAgent.connect({ url: agentUrl("/agent", "wrong-key-entirely"), clientId: "gamma" }).catch(
+      (e: { status?: number }) => e,
+    );
     expect((refused as { status?: number }).status).to.equal(401);
   });
 
   // The /rpc half is a wire test: the typed client sends no Origin header, so the bare client presents one.
   it("the DevTools Origin is allowed on the agent paths only", async () => {
-    const fromDevTools = await TestAgent.connect({ url: agentUrl(), clientId: "devtools-agent", headers: { origin: "devtools://devtools" } });
+    const fromDevTools = await TestAgent.connect({
+      url: agentUrl(),
+      clientId: "devtools-agent",
+      headers: { origin: "devtools://devtools" },
+    });
     expect((await fromDevTools.registration()).status).to.equal("accepted");
     await fromDevTools.close();
     const refused = await connect(hub, { token: FULL, origin: "devtools://devtools" }).catch((e: { status?: number }) => e);
@@ -99,7 +115,14 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
       await listed(tab.target, "ready");
       const { tabs } = await client.call("tabs.list", { clientId: "X" });
       expect(tabs).to.have.length(1);
-      expect(tabs[0]).to.deep.include({ target: tab.target, clientId: "X", tabId: tab.tabId, url: "data:text/html,<title>x-tab</title>", title: "x-tab", agent: "ready" });
+      expect(tabs[0]).to.deep.include({
+        target: tab.target,
+        clientId: "X",
+        tabId: tab.tabId,
+        url: "data:text/html,<title>x-tab</title>",
+        title: "x-tab",
+        agent: "ready",
+      });
       expect((await evaluate(client, tab.target, "document.title")).value).to.equal("x-tab");
       const scoped = await connectClient(hub, { token: SCOPED_Y });
       expect((await failure(evaluate(scoped, tab.target, "1"))).code).to.equal(-32002);
@@ -128,8 +151,20 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     expect(params.requestId).to.equal(params.evaluationId);
     expect(params).to.include({ input: "do it", tool: "chat" });
     expect(params.timeout).to.be.within(1, 10_000);
-    expect(result).to.deep.equal({ status: "success", output: { response: "done" }, executionTime: 5, toolCalls: [], metadata: { echo: params.requestId } });
-    expect((await statuses)[0]).to.deep.equal({ target: "runner:t1", requestId: params.requestId, status: "running", progress: 0.5, message: "halfway" });
+    expect(result).to.deep.equal({
+      status: "success",
+      output: { response: "done" },
+      executionTime: 5,
+      toolCalls: [],
+      metadata: { echo: params.requestId },
+    });
+    expect((await statuses)[0]).to.deep.equal({
+      target: "runner:t1",
+      requestId: params.requestId,
+      status: "running",
+      progress: 0.5,
+      message: "halfway",
+    });
     await agent.close();
   });
 
@@ -144,7 +179,9 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     const error = await failure(client.call("agent.run", { target: "erring:t1", input: "x" }));
     expect(error.code).to.equal(-32009);
     expect(error.data).to.deep.equal({ code: -32000, message: "model exploded", data: { error: "quota exceeded", retryAfter: 30 } });
-    expect(await client.call("agent.call", { target: "erring:t1", method: "execute_tool", params: { tool: "t" } })).to.deep.equal({ ran: { tool: "t" } });
+    expect(await client.call("agent.call", { target: "erring:t1", method: "execute_tool", params: { tool: "t" } })).to.deep.equal({
+      ran: { tool: "t" },
+    });
     await agent.close();
   });
 
@@ -170,7 +207,10 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     fresh.ready();
     expect((await old.closed).reason).to.match(/replaced/);
     await listed("racer:t1", "ready");
-    expect(await client.call("agent.run", { target: "racer:t1", input: "x" })).to.deep.equal({ status: "success", output: "from the new one" });
+    expect(await client.call("agent.run", { target: "racer:t1", input: "x" })).to.deep.equal({
+      status: "success",
+      output: "from the new one",
+    });
     await fresh.close();
   });
 
@@ -186,7 +226,10 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
       first.call("agent.run", { target: "shared:t1", input: "from a" }, 1),
       other.call("agent.run", { target: "shared:t1", input: "from b" }, 1),
     ]);
-    expect([a, b]).to.deep.equal([{ status: "success", output: "from a" }, { status: "success", output: "from b" }]);
+    expect([a, b]).to.deep.equal([
+      { status: "success", output: "from a" },
+      { status: "success", output: "from b" },
+    ]);
     const ids = agent.requests("evaluate").map((r) => r.id);
     expect(new Set(ids).size).to.equal(2);
     await Promise.all([first.close(), other.close()]);
@@ -213,7 +256,10 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
     const foreign = await openTab(client, "data:text/html,<title>foreign</title>", { clientId: "stranger" });
     const agent = await registered(mine.target, { omitJsonrpc: true });
     try {
-      expect(await agent.call("evaluate", { target: mine.target, expression: "document.title" })).to.deep.equal({ type: "string", value: "own" });
+      expect(await agent.call("evaluate", { target: mine.target, expression: "document.title" })).to.deep.equal({
+        type: "string",
+        value: "own",
+      });
       const denied = await agent.call("evaluate", { target: foreign.target, expression: "1" }).catch((e: { code: number }) => e);
       expect((denied as { code: number }).code).to.equal(-32002);
     } finally {

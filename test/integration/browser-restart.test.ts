@@ -21,7 +21,9 @@ describe("Chrome killed while the hub runs", function () {
   it("calls answer BROWSER_UNAVAILABLE within their budget, then the embedded Chrome comes back and calls work", async () => {
     const { browser } = hub.services;
     const { target } = await client.call("tabs.open", {});
-    const inFlight = client.call("evaluate", { target, expression: "new Promise(() => {})", timeoutMs: 20_000 }).catch((e: TabwireError) => e);
+    const inFlight = client
+      .call("evaluate", { target, expression: "new Promise(() => {})", timeoutMs: 20_000 })
+      .catch((e: TabwireError) => e);
     expect(await client.call("evaluate", { target, expression: "1" })).to.deep.equal({ type: "number", value: 1 });
 
     const disconnected = once(browser, "disconnected");

@@ -18,7 +18,9 @@ const TEST_CAP_VARIABLE = "TABWIRE_TEST_CDP_MAX_MESSAGE_BYTES";
 const TEST_CAP_BYTES = 1024 * 1024;
 
 function profileOf(pid: number): string {
-  const profile = commandLine(pid).find((arg) => arg.startsWith("--user-data-dir="))?.slice("--user-data-dir=".length);
+  const profile = commandLine(pid)
+    .find((arg) => arg.startsWith("--user-data-dir="))
+    ?.slice("--user-data-dir=".length);
   if (!profile) throw new Error(`process ${pid} has no --user-data-dir`);
   return profile;
 }
@@ -71,7 +73,11 @@ describe("the embedded Chrome speaks CDP over a pipe (real hub, real Chromium)",
       expect(chromePid, "the hub's Chrome").to.be.a("number");
       const chromeTree = processTree(chromePid as number);
       process.kill(child.pid, "SIGKILL");
-      await eventually(() => Promise.resolve(chromeTree.every((pid) => !isRunning(pid))), 15_000, "every process of the dead hub's Chrome exiting");
+      await eventually(
+        () => Promise.resolve(chromeTree.every((pid) => !isRunning(pid))),
+        15_000,
+        "every process of the dead hub's Chrome exiting",
+      );
     });
   });
 
@@ -97,12 +103,17 @@ describe("the embedded Chrome speaks CDP over a pipe (real hub, real Chromium)",
       const a = await openTab(tenantA, "data:text/html,<title>a</title>", { clientId: "tenant-a" });
       const b = await openTab(tenantB, "data:text/html,<title>b</title>", { clientId: "tenant-b" });
       try {
-        const waiting = evaluate(tenantB, b.target, { expression: "new Promise((resolve) => { window.release = resolve; })", timeoutMs: 20_000 });
+        const waiting = evaluate(tenantB, b.target, {
+          expression: "new Promise((resolve) => { window.release = resolve; })",
+          timeoutMs: 20_000,
+        });
         expect((await evaluate(tenantB, b.target, "typeof window.release")).value).to.equal("function");
 
         const refused = await failure(evaluate(tenantA, a.target, `"x".repeat(${TEST_CAP_BYTES + 1024})`));
         expect(refused.code).to.equal(SERIALIZATION_FAILED);
-        expect(refused.message).to.equal("Chrome's answer to Runtime.evaluate is larger than 1 MiB; ask for less: maxSize, a clip, a smaller scale");
+        expect(refused.message).to.equal(
+          "Chrome's answer to Runtime.evaluate is larger than 1 MiB; ask for less: maxSize, a clip, a smaller scale",
+        );
 
         await evaluate(tenantB, b.target, "window.release('still here'), 1");
         expect((await waiting).value).to.equal("still here");

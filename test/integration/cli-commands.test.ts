@@ -87,7 +87,12 @@ describe("tabwire tabs / navigate / content / snapshot / screenshot / console / 
     expect(usage.code).to.equal(0);
     const commands = ["serve", "eval", "tabs", "navigate", "snapshot", "content", "screenshot", "console", "agent", "status"];
     for (const command of commands) expect(usage.stdout).to.include(`tabwire ${command}`);
-    const options: Record<string, string[]> = { tabs: ["open URL", "--client"], screenshot: ["-o FILE", "--full-page", "--format"], console: ["--follow", "--level"], content: ["--text"] };
+    const options: Record<string, string[]> = {
+      tabs: ["open URL", "--client"],
+      screenshot: ["-o FILE", "--full-page", "--format"],
+      console: ["--follow", "--level"],
+      content: ["--text"],
+    };
     for (const [command, flags] of Object.entries(options)) {
       const help = await tabwire([command, "--help"], "ws://127.0.0.1:1");
       expect(help.code, command).to.equal(0);

@@ -69,7 +69,9 @@ describe("tabwire eval (the CLI against a real hub and Chromium)", function () {
   it("AC4: --target picks one of two tabs", async () => {
     const second = await openTab(client, fixtures.url("other.html"));
     try {
-      expect(json((await tabwire(["eval", "--target", second.target, "document.title"], hub.url)).stdout)).to.include({ value: "Other Page" });
+      expect(json((await tabwire(["eval", "--target", second.target, "document.title"], hub.url)).stdout)).to.include({
+        value: "Other Page",
+      });
       expect(json((await run("document.title")).stdout)).to.include({ value: "Fixture Home" });
     } finally {
       await closeTab(client, second.target);
@@ -77,11 +79,18 @@ describe("tabwire eval (the CLI against a real hub and Chromium)", function () {
   });
 
   it("AC5: a promise is awaited by default", async () => {
-    expect(json((await run("new Promise(r => setTimeout(() => r('done'), 100))")).stdout)).to.deep.equal({ ok: true, type: "string", value: "done" });
+    expect(json((await run("new Promise(r => setTimeout(() => r('done'), 100))")).stdout)).to.deep.equal({
+      ok: true,
+      type: "string",
+      value: "done",
+    });
   });
 
   it("AC6: --no-await returns the promise itself, an object", async () => {
-    expect(json((await run("--no-await", "new Promise(r => setTimeout(() => r('done'), 100))")).stdout)).to.include({ type: "object", subtype: "promise" });
+    expect(json((await run("--no-await", "new Promise(r => setTimeout(() => r('done'), 100))")).stdout)).to.include({
+      type: "object",
+      subtype: "promise",
+    });
   });
 
   it("AC7: --timeout 100 on a promise that never settles: a JSON timeout error, non-zero exit", async () => {
@@ -161,10 +170,14 @@ describe("tabwire eval (the CLI against a real hub and Chromium)", function () {
   });
 
   it("AC19: --code takes code with quotes without shell trouble", async () => {
-    expect(json((await run("--code", "document.querySelector('div').id")).stdout)).to.deep.equal({ ok: true, type: "string", value: "main" });
+    expect(json((await run("--code", "document.querySelector('div').id")).stdout)).to.deep.equal({
+      ok: true,
+      type: "string",
+      value: "main",
+    });
   });
 
-  it("webctl: 1 + 1 prints {\"ok\":true,\"type\":\"number\",\"value\":2}; undefined prints no value; a promise is awaited", async () => {
+  it('webctl: 1 + 1 prints {"ok":true,"type":"number","value":2}; undefined prints no value; a promise is awaited', async () => {
     const sum = await run("1", "+", "1");
     expect(sum.code).to.equal(0);
     expect(sum.stdout.trim()).to.equal('{"ok":true,"type":"number","value":2}');
@@ -187,7 +200,20 @@ describe("tabwire eval (the CLI against a real hub and Chromium)", function () {
   it("--help explains every source and flag, and exits 0 without a hub", async () => {
     const help = await tabwire(["eval", "--help"], "ws://127.0.0.1:1");
     expect(help.code).to.equal(0);
-    for (const flag of ["--code", "--file", "--stdin", "--target", "--timeout", "--no-await", "--max-size", "--ref", "--uid", "--selector", "--pretty", "exits 4"]) {
+    for (const flag of [
+      "--code",
+      "--file",
+      "--stdin",
+      "--target",
+      "--timeout",
+      "--no-await",
+      "--max-size",
+      "--ref",
+      "--uid",
+      "--selector",
+      "--pretty",
+      "exits 4",
+    ]) {
       expect(help.stdout).to.include(flag);
     }
   });
@@ -225,12 +251,20 @@ describe("tabwire eval (the CLI against a real hub and Chromium)", function () {
       const front = await tabwire(["eval", "document.title", "--token", full], lone.url);
       expect(json(front.stdout)).to.deep.equal({ ok: true, type: "string", value: "front", target: opened.target });
       await other.call("tabs.activate", { target: initial?.target });
-      expect(json((await tabwire(["eval", "location.href", "--token", full], lone.url)).stdout)).to.include({ value: "about:blank", target: initial?.target });
-      expect(json((await tabwire(["eval", "1", "--target", opened.target, "--token", full], lone.url)).stdout), "an explicit --target is not repeated").to.deep.equal({ ok: true, type: "number", value: 1 });
+      expect(json((await tabwire(["eval", "location.href", "--token", full], lone.url)).stdout)).to.include({
+        value: "about:blank",
+        target: initial?.target,
+      });
+      expect(
+        json((await tabwire(["eval", "1", "--target", opened.target, "--token", full], lone.url)).stdout),
+        "an explicit --target is not repeated",
+      ).to.deep.equal({ ok: true, type: "number", value: 1 });
       for (let i = 0; i < 2; i++) await other.call("tabs.open", { clientId: "bgonly", url: "about:blank", background: true });
       const none = await tabwire(["eval", "1", "--token", scoped], lone.url);
       expect(none.code).to.equal(3);
-      expect(json(none.stderr).error).to.match(/^2 tabs are open and none was brought to the front through the hub; pick one with --target \(bgonly:/);
+      expect(json(none.stderr).error).to.match(
+        /^2 tabs are open and none was brought to the front through the hub; pick one with --target \(bgonly:/,
+      );
       await other.close();
     } finally {
       await lone.stop();

@@ -34,7 +34,10 @@ describe("the TypeScript client (real hub, real Chromium)", function () {
     const client = await TabwireClient.connect({ url: hub.url });
     const { target } = await client.call("tabs.open", { url: fixtures.url("index.html") });
     const controller = new AbortController();
-    const spinning = client.evaluate({ target, expression: "fetch('/mark?name=client-abort'); while (true) {}", timeoutMs: 20_000 }, { signal: controller.signal });
+    const spinning = client.evaluate(
+      { target, expression: "fetch('/mark?name=client-abort'); while (true) {}", timeoutMs: 20_000 },
+      { signal: controller.signal },
+    );
     await fixtures.waitForMark("client-abort");
     const started = Date.now();
     controller.abort();

@@ -43,9 +43,13 @@ describe(`fuzzing the cluster's Redis channels with ${MESSAGE_COUNT.toLocaleStri
     hubs = await startClusterHubs(INSTANCES, redis.url, env);
     // Keeps the control client's real calls and answers (to replay them) and anything sent to the forged sender.
     const keep = (channel: string, text: string): boolean =>
-      channel === `tabwire:to:${FUZZ_SENDER}` || (text.startsWith("tw1 ") && (text.includes(`${marker}:`) || text.includes("__fuzzMarker + ")));
+      channel === `tabwire:to:${FUZZ_SENDER}` ||
+      (text.startsWith("tw1 ") && (text.includes(`${marker}:`) || text.includes("__fuzzMarker + ")));
     outsider = await RedisOutsider.connect(redis.url, { keep });
-    for (const [here, there] of [[0, 1], [1, 0]] as const) {
+    for (const [here, there] of [
+      [0, 1],
+      [1, 0],
+    ] as const) {
       const owner = await TestRpcClient.connect((hubs[there] as ClusterHub).url, { token: CONTROL_TOKEN });
       const { target } = await owner.call<{ target: string }>("tabs.open", { clientId: "control", url: "about:blank" });
       await owner.call("evaluate", { target, expression: `window.__fuzzMarker = ${JSON.stringify(marker)}` });
@@ -64,7 +68,14 @@ describe(`fuzzing the cluster's Redis channels with ${MESSAGE_COUNT.toLocaleStri
 
   it("drops every message that is not the cluster's own, each counted by its reason; every instance stays up and the control client's cross-instance calls stay correct", async () => {
     const spy = outsider as RedisOutsider;
-    const generator = new RedisMessageGenerator({ seed: SEED, secret: CLUSTER_SECRET, instances: INSTANCES, victims: paths.map((path) => path.target), maxMessageBytes: MAX_MESSAGE_BYTES, captured });
+    const generator = new RedisMessageGenerator({
+      seed: SEED,
+      secret: CLUSTER_SECRET,
+      instances: INSTANCES,
+      victims: paths.map((path) => path.target),
+      maxMessageBytes: MAX_MESSAGE_BYTES,
+      captured,
+    });
     const expected: Record<string, Counts> = { one: {}, two: {} };
     const categories = new Map<string, number>();
     const findings: string[] = [];
@@ -72,7 +83,12 @@ describe(`fuzzing the cluster's Redis channels with ${MESSAGE_COUNT.toLocaleStri
     const started = performance.now();
     let checks = 0;
     for (let sent = 0; sent < MESSAGE_COUNT; sent += BATCH) {
-      captured.push(...spy.seen.splice(0).filter((m) => m.channel !== `tabwire:to:${FUZZ_SENDER}`).map((m) => ({ text: m.text, seenAtMs: Date.now() })));
+      captured.push(
+        ...spy.seen
+          .splice(0)
+          .filter((m) => m.channel !== `tabwire:to:${FUZZ_SENDER}`)
+          .map((m) => ({ text: m.text, seenAtMs: Date.now() })),
+      );
       const batch = Array.from({ length: Math.min(BATCH, MESSAGE_COUNT - sent) }, () => generator.next());
       for (const message of batch) tally(message, expected, categories);
       await spy.publishAll(batch);
@@ -81,9 +97,14 @@ describe(`fuzzing the cluster's Redis channels with ${MESSAGE_COUNT.toLocaleStri
       if (findings.length > 0 || !hubs.every(isRunning)) break;
     }
     const seconds = (performance.now() - started) / 1000;
-    const counts = async (): Promise<Counts[]> => (await Promise.all(hubs.map((hub) => droppedMessages(hub, FULL_TOKEN)))).map((now, i) => delta(now, before[i] ?? {}));
+    const counts = async (): Promise<Counts[]> =>
+      (await Promise.all(hubs.map((hub) => droppedMessages(hub, FULL_TOKEN)))).map((now, i) => delta(now, before[i] ?? {}));
     let dropped: Counts[] = [];
-    await eventually(async () => JSON.stringify((dropped = await counts())) === JSON.stringify(INSTANCES.map((id) => sorted(expected[id] ?? {}))), 15_000, "the drop counts to match").catch(() => {});
+    await eventually(
+      async () => JSON.stringify((dropped = await counts())) === JSON.stringify(INSTANCES.map((id) => sorted(expected[id] ?? {}))),
+      15_000,
+      "the drop counts to match",
+    ).catch(() => {});
     console.log(
       [
         `  redis fuzz seed ${SEED} (FUZZ_SEED): ${MESSAGE_COUNT} messages in ${seconds.toFixed(1)} s (${Math.round(MESSAGE_COUNT / seconds)} messages/s), ${checks} control calls`,
@@ -112,7 +133,11 @@ describe(`fuzzing the cluster's Redis channels with ${MESSAGE_COUNT.toLocaleStri
 async function check(path: ControlPath, marker: string, n: number): Promise<string[]> {
   const a = n % 9973;
   try {
-    const { value } = await path.client.call<{ value?: unknown }>("evaluate", { target: path.target, expression: `window.__fuzzMarker + ":" + (${a} * 7)`, timeoutMs: CONTROL_DEADLINE_MS });
+    const { value } = await path.client.call<{ value?: unknown }>("evaluate", {
+      target: path.target,
+      expression: `window.__fuzzMarker + ":" + (${a} * 7)`,
+      timeoutMs: CONTROL_DEADLINE_MS,
+    });
     return value === `${marker}:${a * 7}` ? [] : [`after message ${n}: ${path.target} answered ${JSON.stringify(value)}`];
   } catch (error) {
     return [`after message ${n}: ${path.target} failed: ${(error as Error).message}`];
@@ -131,7 +156,13 @@ function tally(message: FuzzMessage, expected: Record<string, Counts>, categorie
 }
 
 function delta(now: Counts, before: Counts): Counts {
-  return sorted(Object.fromEntries(Object.entries(now).map(([reason, count]) => [reason, count - (before[reason] ?? 0)]).filter(([, count]) => count !== 0)));
+  return sorted(
+    Object.fromEntries(
+      Object.entries(now)
+        .map(([reason, count]) => [reason, count - (before[reason] ?? 0)])
+        .filter(([, count]) => count !== 0),
+    ),
+  );
 }
 
 function sorted(counts: Counts): Counts {

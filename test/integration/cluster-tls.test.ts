@@ -56,13 +56,20 @@ describe("a cluster on rediss:// with REDIS_CA_FILE: TLS to Redis, checked again
     const client = await TestRpcClient.connect(hub.url, { token: FULL_TOKEN });
     clients.push(client);
     const { target } = await client.call<{ target: string }>("tabs.open", { url: "about:blank" });
-    const event = await (watcher as RedisOutsider).waitFor((m) => m.channel === "tabwire:events" && m.body.includes(target), "the tab.opened event");
+    const event = await (watcher as RedisOutsider).waitFor(
+      (m) => m.channel === "tabwire:events" && m.body.includes(target),
+      "the tab.opened event",
+    );
     expect(event.text.startsWith("tw1 ")).to.equal(true);
   });
 
   it("refuses a Redis whose certificate another CA signed: it never joins, and says why", async () => {
     const hub = hubs[1] as ClusterHub;
-    await eventually(async () => /cluster: Redis connection problem.*certificate/i.test(hub.log()), 10_000, "the misled instance logging the certificate problem");
+    await eventually(
+      async () => /cluster: Redis connection problem.*certificate/i.test(hub.log()),
+      10_000,
+      "the misled instance logging the certificate problem",
+    );
     const instances = (await (watcher as RedisOutsider).command(["ZRANGE", "tabwire:instances", "0", "-1"])) as string[];
     expect(instances).to.include("tls-one");
     expect(instances).not.to.include("tls-misled");

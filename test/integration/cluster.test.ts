@@ -62,7 +62,12 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     this.timeout(START_TIMEOUT_MS + 30_000);
     requireChromium();
     redis = await startRedisServer();
-    hubs.push(...(await startClusterHubs(["one", "two", "three"], redis.url, { CLUSTER_TTL_MS: String(TTL_MS), HUB_TOKENS: `${FULL_TOKEN},${TEAM_TOKEN}:team` })));
+    hubs.push(
+      ...(await startClusterHubs(["one", "two", "three"], redis.url, {
+        CLUSTER_TTL_MS: String(TTL_MS),
+        HUB_TOKENS: `${FULL_TOKEN},${TEAM_TOKEN}:team`,
+      })),
+    );
     [one, two, three] = await Promise.all([client(1), client(2), client(3)]);
     tabOfThree = (await three.call<{ target: string }>("tabs.open", { url: "data:text/html,<title>three</title>" })).target;
     tabOfTwo = (await two.call<{ target: string }>("tabs.open", { url: "data:text/html,<title>two</title>" })).target;
@@ -87,7 +92,10 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
 
   it("evaluates from instance 1 in a tab of instance 3: values, arguments and the page's exceptions come back", async () => {
     await three.call("evaluate", { target: tabOfThree, expression: "window.mark = 'set on three'" });
-    expect(await one.call("evaluate", { target: tabOfThree, expression: "window.mark" })).to.deep.equal({ type: "string", value: "set on three" });
+    expect(await one.call("evaluate", { target: tabOfThree, expression: "window.mark" })).to.deep.equal({
+      type: "string",
+      value: "set on three",
+    });
     expect(await one.call("evaluate", { target: tabOfThree, expression: "(a, b) => a + b", args: [2, 3] })).to.deep.include({ value: 5 });
     const thrown = await rpcFailure(one.call("evaluate", { target: tabOfThree, expression: "null.x" }));
     expect(thrown.code).to.equal(-32000);
@@ -104,10 +112,20 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
 
   it("streams instance 3's console to a subscriber on instance 1, in order, until it unsubscribes", async () => {
     const { subscriptionId } = await one.call<{ subscriptionId: string }>("console.subscribe", { target: tabOfThree });
-    const messages = collect<{ subscriptionId: string; target: string; level: string; text: string }>(one, "console.message", { done: (all) => all.length >= 3, timeoutMs: 10_000 });
-    await three.call("evaluate", { target: tabOfThree, expression: "console.log('first'); console.warn('second'); console.error('third')" });
+    const messages = collect<{ subscriptionId: string; target: string; level: string; text: string }>(one, "console.message", {
+      done: (all) => all.length >= 3,
+      timeoutMs: 10_000,
+    });
+    await three.call("evaluate", {
+      target: tabOfThree,
+      expression: "console.log('first'); console.warn('second'); console.error('third')",
+    });
     const received = await messages;
-    expect(received.map((m) => [m.level, m.text])).to.deep.equal([["log", "first"], ["warn", "second"], ["error", "third"]]);
+    expect(received.map((m) => [m.level, m.text])).to.deep.equal([
+      ["log", "first"],
+      ["warn", "second"],
+      ["error", "third"],
+    ]);
     expect(received.every((m) => m.subscriptionId === subscriptionId && m.target === tabOfThree)).to.equal(true);
     expect(await one.call("console.unsubscribe", { subscriptionId })).to.deep.equal({ unsubscribed: true });
     const again = await rpcFailure(one.call("console.unsubscribe", { subscriptionId }));
@@ -116,16 +134,25 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
 
   it("tells instance 1 of instance 2's tabs opening and closing: a watcher and console subscriber gets tab.closed once", async () => {
     await one.call("events.subscribe", { topics: ["tabs"] });
-    const opened = collect<{ target: string; clientId: string }>(one, "tab.opened", { done: (all) => all.some((event) => event.clientId === "closing"), timeoutMs: 10_000 });
+    const opened = collect<{ target: string; clientId: string }>(one, "tab.opened", {
+      done: (all) => all.some((event) => event.clientId === "closing"),
+      timeoutMs: 10_000,
+    });
     const { target } = await two.call<{ target: string }>("tabs.open", { clientId: "closing", url: "about:blank" });
     expect((await opened).find((event) => event.clientId === "closing")?.target).to.equal(target);
     await one.call("evaluate", { target, expression: "1" });
     await one.call("console.subscribe", { target });
-    const closed = collect<{ target: string; reason: string }>(one, "tab.closed", { done: (all) => all.some((event) => event.target === target), timeoutMs: 10_000 });
+    const closed = collect<{ target: string; reason: string }>(one, "tab.closed", {
+      done: (all) => all.some((event) => event.target === target),
+      timeoutMs: 10_000,
+    });
     await two.call("tabs.close", { target });
     expect((await closed).find((event) => event.target === target)?.reason).to.equal("closed");
     // Instance 2 sends everything in order: once a later tab.opened is here, any second tab.closed would be too.
-    const later = collect<{ clientId: string }>(one, "tab.opened", { done: (all) => all.some((event) => event.clientId === "later"), timeoutMs: 10_000 });
+    const later = collect<{ clientId: string }>(one, "tab.opened", {
+      done: (all) => all.some((event) => event.clientId === "later"),
+      timeoutMs: 10_000,
+    });
     await two.call("tabs.open", { clientId: "later", url: "about:blank" });
     await later;
     expect((await closed).filter((event) => event.target === target)).to.have.length(1);
@@ -133,10 +160,16 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
 
   it("runs an agent task from instance 1 on an agent connected to instance 2, with its status notifications", async () => {
     await one.call("events.subscribe", { topics: ["agents"] });
-    const ready = collect<{ target: string }>(one, "agent.ready", { done: (all) => all.some((event) => event.target === "worker:default"), timeoutMs: 10_000 });
+    const ready = collect<{ target: string }>(one, "agent.ready", {
+      done: (all) => all.some((event) => event.target === "worker:default"),
+      timeoutMs: 10_000,
+    });
     worker = await agent(2, "worker", "on two");
     await ready;
-    const statuses = collect<{ target: string; message: string }>(one, "agent.status", { done: (all) => all.length >= 1, timeoutMs: 10_000 });
+    const statuses = collect<{ target: string; message: string }>(one, "agent.status", {
+      done: (all) => all.length >= 1,
+      timeoutMs: 10_000,
+    });
     const result = await one.call<{ output: string }>("agent.run", { target: "worker:default", input: "hello" });
     expect(result.output).to.equal("on two: hello");
     expect((await statuses)[0]).to.include({ target: "worker:default", message: "half way" });
@@ -157,7 +190,10 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     const { tabs } = await team.call<Tabs>("tabs.list");
     expect(tabs.map((tab) => tab.target)).to.deep.equal([teamTab]);
     expect(await team.call("evaluate", { target: teamTab, expression: "'team'" })).to.deep.include({ value: "team" });
-    for (const [method, params] of [["evaluate", { target: tabOfThree, expression: "1" }], ["console.subscribe", { target: tabOfThree }]] as const) {
+    for (const [method, params] of [
+      ["evaluate", { target: tabOfThree, expression: "1" }],
+      ["console.subscribe", { target: tabOfThree }],
+    ] as const) {
       expect((await rpcFailure(team.call(method, params))).code, method).to.equal(TARGET_NOT_FOUND);
     }
   });
@@ -165,13 +201,20 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
   it("reaches an agent from every instance when it connects to another instance than its tab's, and again at once when it moves", async () => {
     const { target } = await one.call<{ target: string }>("tabs.open", { clientId: "roamer", url: "data:text/html,<title>roamer</title>" });
     const runFromEach = async (expected: string): Promise<void> => {
-      for (const [n, caller] of [[1, one], [2, two], [3, three]] as const) {
+      for (const [n, caller] of [
+        [1, one],
+        [2, two],
+        [3, three],
+      ] as const) {
         const result = await caller.call<{ output: string }>("agent.run", { target, input: `from ${n}`, timeoutMs: 5_000 });
         expect(result.output, `agent.run from instance ${n}`).to.equal(`${expected}: from ${n}`);
       }
     };
     await one.call("events.subscribe", { topics: ["agents"] });
-    const ready = collect<{ target: string }>(one, "agent.ready", { done: (all) => all.some((event) => event.target === target), timeoutMs: 10_000 });
+    const ready = collect<{ target: string }>(one, "agent.ready", {
+      done: (all) => all.some((event) => event.target === target),
+      timeoutMs: 10_000,
+    });
     const first = await agent(2, target, "on two");
     await ready;
     await runFromEach("on two");
@@ -182,14 +225,22 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
   });
 
   it("forgets a killed instance's targets within the TTL; its calls fail fast and nothing hangs", async () => {
-    const ready = collect<{ target: string }>(one, "agent.ready", { done: (all) => all.some((event) => event.target === "scout:default"), timeoutMs: 10_000 });
+    const ready = collect<{ target: string }>(one, "agent.ready", {
+      done: (all) => all.some((event) => event.target === "scout:default"),
+      timeoutMs: 10_000,
+    });
     await agent(3, "scout", "on three");
     await ready;
     let killedAt = Number.POSITIVE_INFINITY;
-    const hanging = rpcFailure(one.call("evaluate", { target: tabOfThree, expression: "new Promise(() => {})", timeoutMs: 25_000 })).then((error) => ({ code: error.code, msAfterKill: Date.now() - killedAt }));
+    const hanging = rpcFailure(one.call("evaluate", { target: tabOfThree, expression: "new Promise(() => {})", timeoutMs: 25_000 })).then(
+      (error) => ({ code: error.code, msAfterKill: Date.now() - killedAt }),
+    );
     // The forwarded call is running on instance 3 once instance 3 answers a later call of the same connection.
     await one.call("console.subscribe", { target: tabOfThree });
-    const detached = collect<{ target: string; reason: string }>(one, "tab.closed", { done: (all) => all.some((event) => event.target === tabOfThree), timeoutMs: 10_000 });
+    const detached = collect<{ target: string; reason: string }>(one, "tab.closed", {
+      done: (all) => all.some((event) => event.target === tabOfThree),
+      timeoutMs: 10_000,
+    });
     killedAt = Date.now();
     await killHub(hub(3));
     const inFlight = await hanging;
@@ -203,17 +254,24 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     const task = await timedFailure(one.call("agent.run", { target: "scout:default", input: "x", timeoutMs: 10_000 }));
     expect([AGENT_UNAVAILABLE, TARGET_NOT_FOUND]).to.include(task.code);
     expect(task.ms).to.be.below(1_000);
-    await eventually(async () => {
-      const [{ tabs }, { clients: listed }] = await Promise.all([one.call<Tabs>("tabs.list"), one.call<Clients>("clients.list")]);
-      return !tabs.some((t) => t.target === tabOfThree) && !listed.some((entry) => entry.clientId === "scout");
-    }, TTL_MS + 2_000, "instance 3's tab and agent leaving the lists");
+    await eventually(
+      async () => {
+        const [{ tabs }, { clients: listed }] = await Promise.all([one.call<Tabs>("tabs.list"), one.call<Clients>("clients.list")]);
+        return !tabs.some((t) => t.target === tabOfThree) && !listed.some((entry) => entry.clientId === "scout");
+      },
+      TTL_MS + 2_000,
+      "instance 3's tab and agent leaving the lists",
+    );
     expect(Date.now() - killedAt).to.be.below(TTL_MS + 2_000);
     const response = await fetch(`${hub(1).url.replace("ws:", "http:")}/clients`, { headers: { authorization: `Bearer ${FULL_TOKEN}` } });
     expect(JSON.stringify(await response.json())).not.to.include(tabOfThree);
   });
 
   it("reaches the killed instance's agent again at once when it reconnects to another instance", async () => {
-    const ready = collect<{ target: string }>(one, "agent.ready", { done: (all) => all.some((event) => event.target === "scout:default"), timeoutMs: 10_000 });
+    const ready = collect<{ target: string }>(one, "agent.ready", {
+      done: (all) => all.some((event) => event.target === "scout:default"),
+      timeoutMs: 10_000,
+    });
     await agent(2, "scout", "back on two");
     // The event goes out once the registry names instance 2 as its owner, well within the dead owner's TTL.
     await ready;
@@ -226,7 +284,13 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     const moved = await agent(1, "worker", "on one");
     const closed = await stale.closed;
     expect(closed.code).to.equal(1000);
-    await eventually(async () => (await two.call<{ output: string }>("agent.run", { target: "worker:default", input: "again", timeoutMs: 5_000 })).output === "on one: again", 10_000, "instance 2 reaching the moved agent");
+    await eventually(
+      async () =>
+        (await two.call<{ output: string }>("agent.run", { target: "worker:default", input: "again", timeoutMs: 5_000 })).output ===
+        "on one: again",
+      10_000,
+      "instance 2 reaching the moved agent",
+    );
     expect((await one.call<{ output: string }>("agent.run", { target: "worker:default", input: "here" })).output).to.equal("on one: here");
     expect(moved.requests("evaluate").length).to.be.at.least(2);
     expect(stale.requests("evaluate").length, "calls that reached the fenced-off connection").to.equal(1);
@@ -238,11 +302,24 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     const failed = await timedFailure(one.call("evaluate", { target: tabOfTwo, expression: "1", timeoutMs: 3_000 }));
     expect([TARGET_NOT_FOUND, TIMEOUT]).to.include(failed.code);
     expect(failed.ms).to.be.below(3_250);
-    expect(await two.call("evaluate", { target: tabOfTwo, expression: "'local still works'" })).to.deep.include({ value: "local still works" });
+    expect(await two.call("evaluate", { target: tabOfTwo, expression: "'local still works'" })).to.deep.include({
+      value: "local still works",
+    });
     await server.restart();
-    await eventually(async () => (await one.call<{ value?: unknown }>("evaluate", { target: tabOfTwo, expression: "2 * 21", timeoutMs: 2_000 })).value === 42, 15_000, "a forwarded call after Redis restarted");
-    await eventually(async () => (await one.call<Tabs>("tabs.list")).tabs.some((tab) => tab.target === tabOfTwo), 10_000, "instance 2's tab listed again");
-    const reachAgent = async (): Promise<boolean> => (await two.call<{ output: string }>("agent.run", { target: "worker:default", input: "after", timeoutMs: 2_000 })).output === "on one: after";
+    await eventually(
+      async () =>
+        (await one.call<{ value?: unknown }>("evaluate", { target: tabOfTwo, expression: "2 * 21", timeoutMs: 2_000 })).value === 42,
+      15_000,
+      "a forwarded call after Redis restarted",
+    );
+    await eventually(
+      async () => (await one.call<Tabs>("tabs.list")).tabs.some((tab) => tab.target === tabOfTwo),
+      10_000,
+      "instance 2's tab listed again",
+    );
+    const reachAgent = async (): Promise<boolean> =>
+      (await two.call<{ output: string }>("agent.run", { target: "worker:default", input: "after", timeoutMs: 2_000 })).output ===
+      "on one: after";
     await eventually(reachAgent, 10_000, "instance 2 reaching the agent on instance 1 again");
   });
 });

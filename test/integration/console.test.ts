@@ -32,7 +32,9 @@ describe("console streaming (real hub, real Chromium)", function () {
       const messages = await received;
       expect(messages.map((m) => m.text)).to.deep.equal(Array.from({ length: 10_000 }, (_, i) => `m${i}`));
       expect(messages.slice(0, 5).map((m) => m.level)).to.deep.equal(["log", "info", "warn", "error", "debug"]);
-      expect(messages.every((m) => m.subscriptionId === subscriptionId && m.target === tab.target && m.source === "console")).to.equal(true);
+      expect(messages.every((m) => m.subscriptionId === subscriptionId && m.target === tab.target && m.source === "console")).to.equal(
+        true,
+      );
       expect(messages[0]?.args).to.deep.equal([{ type: "string", value: "m0" }]);
     } finally {
       await closeTab(client, tab.target);
@@ -46,7 +48,11 @@ describe("console streaming (real hub, real Chromium)", function () {
     try {
       await client.call("console.subscribe", { target: tab.target, levels: ["error"] });
       const received = collect(client, "console.message", (all) => all.some((m) => m.source === "exception"));
-      await evaluate(client, tab.target, "console.log('filtered out'); console.error('kept'); setTimeout(() => { throw new TypeError('kaput'); }, 0)");
+      await evaluate(
+        client,
+        tab.target,
+        "console.log('filtered out'); console.error('kept'); setTimeout(() => { throw new TypeError('kaput'); }, 0)",
+      );
       const messages = await received;
       expect(messages.map((m) => [m.source, m.level, m.text])).to.deep.equal([
         ["console", "error", "kept"],
@@ -152,7 +158,11 @@ describe("a console subscriber that stops reading", function () {
 
   before(async () => {
     // The stalled reader must outlive the run: no heartbeat reaping, no 1013, however slow the machine is.
-    hub = await startTestHub({ SEND_HIGH_WATER_BYTES: String(HIGH_WATER), SLOW_READER_TIMEOUT_MS: "600000", HEARTBEAT_INTERVAL_MS: "600000" });
+    hub = await startTestHub({
+      SEND_HIGH_WATER_BYTES: String(HIGH_WATER),
+      SLOW_READER_TIMEOUT_MS: "600000",
+      HEARTBEAT_INTERVAL_MS: "600000",
+    });
   });
   after(async () => hub.stop());
 
@@ -204,7 +214,9 @@ describe("a console subscriber that stops reading", function () {
       expect(inOrder).to.equal(true);
       // Held for the stalled subscriber, the 200,000 messages would be about 50 MB more; the count check below is the sharp one.
       expect(peakGrowth).to.be.below(32 * 1024 * 1024);
-      process.stdout.write(`      (peak hub-process memory growth with a stalled subscriber: ${(peakGrowth / 1024 / 1024).toFixed(1)} MiB)\n`);
+      process.stdout.write(
+        `      (peak hub-process memory growth with a stalled subscriber: ${(peakGrowth / 1024 / 1024).toFixed(1)} MiB)\n`,
+      );
 
       socket.resume();
       await slowDone;

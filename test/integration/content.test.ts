@@ -120,7 +120,9 @@ describe("content (real hub, real Chromium)", function () {
       const html = await content({ includeIframes: true });
       expect(html.content).to.include(`<!-- tabwire:iframe src="${sameUrl}" origin="${fixtures.origin}" crossOrigin=false -->`);
       expect(html.content).to.include(`<!-- tabwire:iframe src="${crossUrl}" origin="${localhostOrigin()}" crossOrigin=true -->`);
-      expect(html.content).to.match(/crossOrigin=true -->\n<!DOCTYPE html><html>[\s\S]*cross-origin-frame[\s\S]*<\/html>\n<!-- \/tabwire:iframe -->/);
+      expect(html.content).to.match(
+        /crossOrigin=true -->\n<!DOCTYPE html><html>[\s\S]*cross-origin-frame[\s\S]*<\/html>\n<!-- \/tabwire:iframe -->/,
+      );
       expect(html.content.match(/<!-- \/tabwire:iframe -->/g)).to.have.length(2);
       expect(html.length).to.equal(byteLength(html.content));
 

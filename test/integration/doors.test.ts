@@ -53,7 +53,8 @@ function upgradeWithHost(url: string, host: string): Promise<number> {
   });
 }
 
-const closed = (ws: WebSocket): Promise<void> => new Promise((resolve) => (ws.readyState === WebSocket.CLOSED ? resolve() : ws.once("close", () => resolve())));
+const closed = (ws: WebSocket): Promise<void> =>
+  new Promise((resolve) => (ws.readyState === WebSocket.CLOSED ? resolve() : ws.once("close", () => resolve())));
 
 describe("doors: connection caps, HTTP limits, subscription caps, the Host check and scoped hub-wide routes (real hub)", function () {
   this.timeout(30_000);
@@ -83,14 +84,20 @@ describe("doors: connection caps, HTTP limits, subscription caps, the Host check
       const first = open.shift() as WebSocket;
       first.close();
       await closed(first);
-      await eventually(async () => {
-        const again = await upgradeFrom(url, "127.0.0.1");
-        if (typeof again === "number") return false;
-        open.push(again);
-        return true;
-      }, 5_000, "a socket from the first address once one of its own closed");
+      await eventually(
+        async () => {
+          const again = await upgradeFrom(url, "127.0.0.1");
+          if (typeof again === "number") return false;
+          open.push(again);
+          return true;
+        },
+        5_000,
+        "a socket from the first address once one of its own closed",
+      );
       const metrics = await request(hub.port, "GET /metrics", { token: FULL });
-      const refused = Object.fromEntries(samplesOf(metrics.text, "tabwire_connections_refused_total").map((s) => [s.labels.reason, s.value]));
+      const refused = Object.fromEntries(
+        samplesOf(metrics.text, "tabwire_connections_refused_total").map((s) => [s.labels.reason, s.value]),
+      );
       expect(refused.max_connections_per_ip).to.be.at.least(1);
       expect(refused.max_connections).to.be.at.least(1);
       await Promise.all(open.map(async (ws) => (ws.close(), closed(ws))));
@@ -104,7 +111,9 @@ describe("doors: connection caps, HTTP limits, subscription caps, the Host check
       const error = (await client.call("console.subscribe", { target }).catch((e: unknown) => e)) as TabwireError;
       expect(error).to.be.instanceOf(TabwireError);
       expect(error.code).to.equal(-32011);
-      expect(error.message).to.equal("this connection holds 2 console subscriptions (MAX_SUBSCRIPTIONS); end one with console.unsubscribe first");
+      expect(error.message).to.equal(
+        "this connection holds 2 console subscriptions (MAX_SUBSCRIPTIONS); end one with console.unsubscribe first",
+      );
       await client.call("console.unsubscribe", { subscriptionId: first.subscriptionId });
       expect((await client.call("console.subscribe", { target })).subscriptionId).to.be.a("string");
       await client.close();
@@ -135,7 +144,12 @@ describe("doors: connection caps, HTTP limits, subscription caps, the Host check
   describe("HTTP limits", () => {
     let hub: Hub;
     before(async () => {
-      hub = await startTestHub({ HUB_TOKENS: `${FULL},${TOKEN_A}:tenantA,${TOKEN_B}:tenantB`, AUTH_KEY: AGENT_KEY_B, MAX_INFLIGHT: "1", RATE_LIMIT_PER_SEC: "3" });
+      hub = await startTestHub({
+        HUB_TOKENS: `${FULL},${TOKEN_A}:tenantA,${TOKEN_B}:tenantB`,
+        AUTH_KEY: AGENT_KEY_B,
+        MAX_INFLIGHT: "1",
+        RATE_LIMIT_PER_SEC: "3",
+      });
     });
     after(async () => {
       await hub?.stop();
@@ -162,11 +176,11 @@ describe("doors: connection caps, HTTP limits, subscription caps, the Host check
         statuses.push(last.status);
       }
       expect(statuses).to.include(503);
-      const limited = (await request(hub.port, "GET /clients", { token: TOKEN_B })).body.error as { code: number; message: string; data?: { retryAfterMs: number } } | undefined;
+      const limited = (await request(hub.port, "GET /clients", { token: TOKEN_B })).body.error as
+        { code: number; message: string; data?: { retryAfterMs: number } } | undefined;
       expect(limited?.message ?? "").to.match(/RATE_LIMIT_PER_SEC/);
       expect(limited?.data?.retryAfterMs).to.be.above(0);
     });
-
   });
 
   describe("on a hub with no token (loopback only)", () => {
@@ -188,7 +202,14 @@ describe("doors: connection caps, HTTP limits, subscription caps, the Host check
     });
 
     it("answers loopback names, HOST and ALLOWED_HOSTS", async () => {
-      for (const host of [`localhost:${hub.port}`, `127.0.0.1:${hub.port}`, `[::1]:${hub.port}`, "app.localhost", "hub.test", `hub.test:${hub.port}`]) {
+      for (const host of [
+        `localhost:${hub.port}`,
+        `127.0.0.1:${hub.port}`,
+        `[::1]:${hub.port}`,
+        "app.localhost",
+        "hub.test",
+        `hub.test:${hub.port}`,
+      ]) {
         expect((await withHost(hub.port, "GET /status", { host })).status, host).to.equal(200);
       }
       expect(await upgradeWithHost(`${hub.url}/rpc`, `localhost:${hub.port}`)).to.equal(101);

@@ -54,7 +54,11 @@ describe("evaluate (real hub, real Chromium)", function () {
     }
 
     it("a DOM node comes back with its description and no value", async () => {
-      expect(await run("document.querySelector('#main')")).to.deep.equal({ type: "object", subtype: "node", description: "div#main.content" });
+      expect(await run("document.querySelector('#main')")).to.deep.equal({
+        type: "object",
+        subtype: "node",
+        description: "div#main.content",
+      });
     });
 
     it("a syntax error is EVALUATION_FAILED with the parser's message", async () => {
@@ -165,7 +169,9 @@ describe("evaluate (real hub, real Chromium)", function () {
       await run("var kept = 5; window.alsoKept = 6");
       expect((await run("kept + alsoKept")).value).to.equal(11);
       await run("let shared = 1", { isolate: false });
-      expect((await failure(run("let shared = 2", { isolate: false }))).message).to.match(/SyntaxError: Identifier 'shared' has already been declared/);
+      expect((await failure(run("let shared = 2", { isolate: false }))).message).to.match(
+        /SyntaxError: Identifier 'shared' has already been declared/,
+      );
     });
 
     it("top-level await works", async () => {
@@ -241,7 +247,9 @@ describe("evaluate (real hub, real Chromium)", function () {
     });
 
     it("a reload racing a slow promise answers PAGE_NAVIGATED", async () => {
-      const error = await failure(run("setTimeout(() => location.reload(), 50); new Promise(r => setTimeout(r, 10000))", { timeoutMs: 8_000 }));
+      const error = await failure(
+        run("setTimeout(() => location.reload(), 50); new Promise(r => setTimeout(r, 10000))", { timeoutMs: 8_000 }),
+      );
       expect(error.code).to.equal(-32013);
     });
 

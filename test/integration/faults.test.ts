@@ -87,7 +87,9 @@ async function rawCdp(pid: number): Promise<RawCdp> {
     send: (method, params, sessionId) =>
       deadline(
         new Promise((resolve, reject) => {
-          pending.set(fire(method, params, sessionId), (frame) => (frame.error ? reject(new Error(JSON.stringify(frame.error))) : resolve(frame.result ?? {})));
+          pending.set(fire(method, params, sessionId), (frame) =>
+            frame.error ? reject(new Error(JSON.stringify(frame.error))) : resolve(frame.result ?? {}),
+          );
         }),
         10_000,
         `Chrome did not answer ${method}`,
@@ -107,7 +109,11 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
   before(async () => {
     // The embedded Chrome has no debugging port: this hub's operator opens one, so that the tests can act on
     // Chrome from outside the hub as another DevTools user would.
-    [hub, hang, fixtures] = await Promise.all([startTestHub({ CHROME_ARGS: "--remote-debugging-port=0" }), startHangingServer(), startFixtureServer()]);
+    [hub, hang, fixtures] = await Promise.all([
+      startTestHub({ CHROME_ARGS: "--remote-debugging-port=0" }),
+      startHangingServer(),
+      startFixtureServer(),
+    ]);
     client = await connect(hub);
   });
   after(async () => {
@@ -176,7 +182,10 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
     const other = await openTab(client);
     try {
       await client.call("console.subscribe", { target: doomed.target });
-      const told = collect<{ target: string; reason: string }>(client, "tab.closed", { done: (all) => all.some((t) => t.target === doomed.target), timeoutMs: 15_000 });
+      const told = collect<{ target: string; reason: string }>(client, "tab.closed", {
+        done: (all) => all.some((t) => t.target === doomed.target),
+        timeoutMs: 15_000,
+      });
       // Chrome cannot stop a script that spins while the page reloads: its renderer hangs for good. A timer that
       // starts spinning before the reload commits does it every time; the call after it times out, and the hub's
       // terminateExecution goes unanswered.
@@ -199,7 +208,9 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
     try {
       await client.call("console.subscribe", { target: tab.target });
       const told = collect<{ target: string; reason: string }>(client, "tab.closed", (all) => all.some((t) => t.target === tab.target));
-      const navigating = rpcFailure(client.call("navigate", { target: tab.target, url: hang.url("closed-mid-navigate"), timeoutMs: 15_000 }));
+      const navigating = rpcFailure(
+        client.call("navigate", { target: tab.target, url: hang.url("closed-mid-navigate"), timeoutMs: 15_000 }),
+      );
       await hang.arrived("closed-mid-navigate");
       await cdp.send("Target.closeTarget", { targetId: tab.tabId });
       expect((await navigating).code).to.equal(TAB_CLOSED);
@@ -227,7 +238,9 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
       expect([(await running).code, (await calling).code]).to.deep.equal([AGENT_UNAVAILABLE, AGENT_UNAVAILABLE]);
       expect(Date.now() - leftAt).to.be.below(2_000);
       const started = Date.now();
-      expect((await rpcFailure(client.call("agent.run", { target: tab.target, input: "again", timeoutMs: 20_000 }))).code).to.equal(AGENT_UNAVAILABLE);
+      expect((await rpcFailure(client.call("agent.run", { target: tab.target, input: "again", timeoutMs: 20_000 }))).code).to.equal(
+        AGENT_UNAVAILABLE,
+      );
       expect(Date.now() - started).to.be.below(1_000);
       expect(hub.services.agents.get(tab.target)).to.equal(undefined);
     } finally {
@@ -275,7 +288,8 @@ describe("faults: Chrome, tabs, agents and orchestrators that go away mid-call (
       expect(agents.get(agentTab.target)?.link.calls.size).to.equal(1);
 
       leaver.ws.terminate();
-      for (const tab of tabs) expect(await evaluate(client, tab.target, { expression: "1 + 1", timeoutMs: 3_000 })).to.deep.equal({ type: "number", value: 2 });
+      for (const tab of tabs)
+        expect(await evaluate(client, tab.target, { expression: "1 + 1", timeoutMs: 3_000 })).to.deep.equal({ type: "number", value: 2 });
       expect(consoleStream.size).to.equal(subscriptionsBefore);
       expect(agents.get(agentTab.target)?.link.calls.size).to.equal(0);
       expect(agents.listenerCount("status")).to.equal(statusListenersBefore);

@@ -33,7 +33,9 @@ function openRaw(url: string, headers: Record<string, string> = {}): Promise<Raw
     if (waiter) waiter(text);
     else frames.push(text);
   });
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() })));
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.once("close", (code, reason) => resolve({ code, reason: reason.toString() })),
+  );
   const next = (): Promise<string> => {
     const seen = frames.shift();
     if (seen !== undefined) return Promise.resolve(seen);
@@ -101,10 +103,15 @@ describe("frames: every frame is checked before it is handled, and nothing a pee
 
   it("a bad request's answer is a few KB whatever its size: at most 10 problems listed, errorCount tells how many there were", async () => {
     const rpc = await openRaw(`${hub.url}/rpc`, { authorization: `Bearer ${FULL}` });
-    for (const [id, bytes] of [[1, 2 * 1024], [2, 200 * 1024]] as const) {
+    for (const [id, bytes] of [
+      [1, 2 * 1024],
+      [2, 200 * 1024],
+    ] as const) {
       rpc.ws.send(badParamsRequest(id, bytes));
       const answer = await rpc.next();
-      const { error } = JSON.parse(answer) as { error: { code: number; message: string; data: { errors: unknown[]; errorCount?: number } } };
+      const { error } = JSON.parse(answer) as {
+        error: { code: number; message: string; data: { errors: unknown[]; errorCount?: number } };
+      };
       expect(error.code, `${bytes} bytes`).to.equal(-32602);
       expect(answer.length, `the answer to ${bytes} bytes of bad params`).to.be.below(SMALL_ANSWER_BYTES);
       if (id === 1) {
@@ -147,7 +154,10 @@ describe("frames: every frame is checked before it is handled, and nothing a pee
     // Opened after the agent: once its deadline has passed, so has the agent's.
     const idle = await openRaw(`${hub.url}/agent`);
     const closed = await idle.closed;
-    expect(closed).to.deep.equal({ code: 1008, reason: `register within ${REGISTER_TIMEOUT_MS} ms of connecting (AGENT_REGISTER_TIMEOUT_MS)` });
+    expect(closed).to.deep.equal({
+      code: 1008,
+      reason: `register within ${REGISTER_TIMEOUT_MS} ms of connecting (AGENT_REGISTER_TIMEOUT_MS)`,
+    });
     expect(await agent.ping()).to.include({ type: "pong" });
     await agent.close();
   });

@@ -51,9 +51,14 @@ class ControlClient {
     const a = n % 9973;
     const started = performance.now();
     let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error("no answer within the deadline")), CONTROL_DEADLINE_MS)));
+    const late = new Promise<never>(
+      (_, reject) => (timer = setTimeout(() => reject(new Error("no answer within the deadline")), CONTROL_DEADLINE_MS)),
+    );
     try {
-      const call = evaluate<{ value?: unknown }>(this.client, this.target, { expression: `window.__fuzzMarker + ":" + (${a} * 7)`, timeoutMs: CONTROL_DEADLINE_MS });
+      const call = evaluate<{ value?: unknown }>(this.client, this.target, {
+        expression: `window.__fuzzMarker + ":" + (${a} * 7)`,
+        timeoutMs: CONTROL_DEADLINE_MS,
+      });
       const { value } = await Promise.race([call, late]);
       if (value !== `${this.#marker}:${a * 7}`) findings.push({ kind: "control", frame: n, answer: JSON.stringify(value) });
     } catch (error) {
@@ -130,7 +135,13 @@ describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed
   before(async () => {
     process.on("unhandledRejection", onCrash);
     process.on("uncaughtExceptionMonitor", onCrash);
-    hub = await startTestHub({ HUB_TOKEN: CONTROL_TOKEN, HUB_TOKENS: `${FUZZ_TOKEN}:${FUZZ_CLIENT}`, AUTH_KEY: "agent-key-fuzzing", DEFAULT_TIMEOUT_MS: "5000", MAX_PAYLOAD: String(MAX_PAYLOAD_BYTES) });
+    hub = await startTestHub({
+      HUB_TOKEN: CONTROL_TOKEN,
+      HUB_TOKENS: `${FUZZ_TOKEN}:${FUZZ_CLIENT}`,
+      AUTH_KEY: "agent-key-fuzzing",
+      DEFAULT_TIMEOUT_MS: "5000",
+      MAX_PAYLOAD: String(MAX_PAYLOAD_BYTES),
+    });
     control = await ControlClient.open(hub);
     fuzz = await openFuzzSocket(hub);
     side = await connect(hub, { token: FUZZ_TOKEN });
@@ -177,15 +188,28 @@ describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed
       const category = frame.category.split("/")[0] ?? "";
       categories.set(category, (categories.get(category) ?? 0) + 1);
       if (performance.now() - started > SEND_BUDGET_MS) {
-        ledger.findings.push({ kind: "slow", frame: frame.index, answer: `only ${sent} frames within ${SEND_BUDGET_MS} ms; the run stopped there` });
+        ledger.findings.push({
+          kind: "slow",
+          frame: frame.index,
+          answer: `only ${sent} frames within ${SEND_BUDGET_MS} ms; the run stopped there`,
+        });
         break;
       }
       // A wedged tab answers everything with TIMEOUT after its budget: pipelined, those calls no longer hold the run up.
       const tabWindow = ledger.wedged ? WINDOW : TAB_WINDOW;
-      const mustWait = (): boolean => ledger.outstanding >= WINDOW || (frame.touchesTab && ledger.tabOutstanding >= tabWindow) || ledger.owesAnyOf(frame);
+      const mustWait = (): boolean =>
+        ledger.outstanding >= WINDOW || (frame.touchesTab && ledger.tabOutstanding >= tabWindow) || ledger.owesAnyOf(frame);
       while (mustWait() && closed === null) {
-        const stalled = await ledger.nextAnswer(STALL_MS).then(() => false, () => true);
-        if (stalled) ledger.findings.push({ kind: "stalled", frame: frame.index, answer: `${ledger.outstanding} answers owed, none for ${STALL_MS} ms` });
+        const stalled = await ledger.nextAnswer(STALL_MS).then(
+          () => false,
+          () => true,
+        );
+        if (stalled)
+          ledger.findings.push({
+            kind: "stalled",
+            frame: frame.index,
+            answer: `${ledger.outstanding} answers owed, none for ${STALL_MS} ms`,
+          });
         if (stalled) break;
       }
       ledger.expect(frame);
@@ -201,14 +225,21 @@ describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed
     if (closed === null) await ledger.drain(DRAIN_MS);
     const totalS = (performance.now() - started) / 1000;
     if (crashes.length > 0) ledger.findings.push({ kind: "crash", answer: describeCrashes(crashes) });
-    const outcomes = [...ledger.outcomes.entries()].sort((a, b) => b[1] - a[1]).map(([code, n]) => `${code}: ${n}`).join(", ");
+    const outcomes = [...ledger.outcomes.entries()]
+      .sort((a, b) => b[1] - a[1])
+      .map(([code, n]) => `${code}: ${n}`)
+      .join(", ");
     console.log(
       [
         `  fuzz seed ${SEED} (FUZZ_SEED): ${sent} frames sent in ${(sentMs / 1000).toFixed(1)} s, all answers in ${totalS.toFixed(1)} s (${Math.round(sent / totalS)} frames/s)`,
         `  frames by category: ${[...categories.entries()].map(([name, n]) => `${name} ${n}`).join(", ")}`,
         `  answer frames: ${ledger.frames.objects} objects (${ledger.frames.expectedObjects} owed), ${ledger.frames.arrays} arrays (${ledger.frames.expectedArrays} owed), ${ledger.frames.notifications} notifications`,
         `  responses: ${outcomes}`,
-        `  slowest kinds of frame (count, mean, max ms): ${[...ledger.latency.entries()].sort((a, b) => b[1].totalMs - a[1].totalMs).slice(0, 12).map(([name, l]) => `${name} ${l.count}/${Math.round(l.totalMs / l.count)}/${Math.round(l.maxMs)}`).join(", ")}`,
+        `  slowest kinds of frame (count, mean, max ms): ${[...ledger.latency.entries()]
+          .sort((a, b) => b[1].totalMs - a[1].totalMs)
+          .slice(0, 12)
+          .map(([name, l]) => `${name} ${l.count}/${Math.round(l.totalMs / l.count)}/${Math.round(l.maxMs)}`)
+          .join(", ")}`,
         `  control client: ${control.checks} checks, slowest ${control.maxLatencyMs.toFixed(0)} ms; the fuzzer's own tab was replaced ${ownReplaced} times (closed by a fuzzed frame, or by the hub as hung)`,
         `  findings: ${ledger.findings.length}${ledger.findings.length > 0 ? `\n${summarize(ledger.findings)}` : ""}`,
       ].join("\n"),
@@ -224,7 +255,14 @@ describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed
     const findings: Finding[] = [];
     const codes: number[] = [];
     const slow = (ws: WebSocket, id: number): void =>
-      ws.send(JSON.stringify({ jsonrpc: "2.0", id, method: "evaluate", params: { target: ownTarget, expression: "new Promise(r => setTimeout(r, 2000))", timeoutMs: 3000 } }));
+      ws.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          id,
+          method: "evaluate",
+          params: { target: ownTarget, expression: "new Promise(r => setTimeout(r, 2000))", timeoutMs: 3000 },
+        }),
+      );
     for (let round = 0; round < 3; round++) {
       const oversized = await openFuzzSocket(hub);
       for (let id = 0; id < 20; id++) slow(oversized, id);
@@ -265,6 +303,9 @@ describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed
     expect(findings).to.deep.equal([]);
     await new Promise((resolve) => setImmediate(resolve));
     crashesReported = crashes.length;
-    expect(crashes.length, `uncaught errors in the hub (a process without a handler exits on the first):\n${describeCrashes(crashes)}`).to.equal(0);
+    expect(
+      crashes.length,
+      `uncaught errors in the hub (a process without a handler exits on the first):\n${describeCrashes(crashes)}`,
+    ).to.equal(0);
   });
 });

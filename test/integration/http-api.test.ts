@@ -56,7 +56,9 @@ describe("HTTP API of docs/protocol.md section 7 (real hub, real Chromium)", fun
     const noTab = await request("POST /page/content", { body: { clientId: "local" } });
     expect(noTab.status).to.equal(400);
     expect(noTab.body.error?.message).to.match(/tabId is required/);
-    expect((await request("POST /page/execute", { body: { clientId: "local", tabId: "x", expression: "x".repeat(70_000) } })).status).to.equal(413);
+    expect(
+      (await request("POST /page/execute", { body: { clientId: "local", tabId: "x", expression: "x".repeat(70_000) } })).status,
+    ).to.equal(413);
   });
 
   it("tabs/open, clients, clients/:id/tabs, page/content, page/screenshot, page/execute and tabs/close with their statuses", async () => {
@@ -64,7 +66,11 @@ describe("HTTP API of docs/protocol.md section 7 (real hub, real Chromium)", fun
     expect(opened.status).to.equal(200);
     const tabId = String(opened.body.tabId);
     expect(opened.body).to.deep.include({ clientId: "web", compositeClientId: `web:${tabId}`, status: "opened" });
-    const clients = (await request("GET /clients")).body as unknown as { id: string; tabCount: number; tabs: { tabId: string; connected: boolean }[] }[];
+    const clients = (await request("GET /clients")).body as unknown as {
+      id: string;
+      tabCount: number;
+      tabs: { tabId: string; connected: boolean }[];
+    }[];
     expect(clients.find((c) => c.id === "web")).to.deep.equal({
       id: "web",
       name: "web",
@@ -78,7 +84,10 @@ describe("HTTP API of docs/protocol.md section 7 (real hub, real Chromium)", fun
     expect(content.body).to.include({ content: "hello", format: "text", length: 5 });
     const shot = await request("POST /page/screenshot", { body: where });
     expect(String(shot.body.imageData)).to.match(/^data:image\/png;base64,iVBOR/);
-    expect((await request("POST /page/execute", { body: { ...where, expression: "document.title" } })).body).to.deep.equal({ ...where, result: { type: "string", value: "http" } });
+    expect((await request("POST /page/execute", { body: { ...where, expression: "document.title" } })).body).to.deep.equal({
+      ...where,
+      result: { type: "string", value: "http" },
+    });
     const thrown = await request("POST /page/execute", { body: { ...where, expression: "nope()" } });
     expect(thrown.status).to.equal(200);
     expect(thrown.body.exceptionDetails).to.deep.include({ text: "ReferenceError: nope is not defined" });
@@ -89,13 +98,22 @@ describe("HTTP API of docs/protocol.md section 7 (real hub, real Chromium)", fun
 
   it("every route but /health refuses a missing token with 401; a forbidden URL is 403; a missing tab 404 on every page route", async () => {
     const routes: [string, string][] = [
-      ["GET", "/status"], ["GET", "/clients"], ["GET", "/clients/local/tabs"], ["POST", "/tabs/open"], ["POST", "/tabs/close"],
-      ["POST", "/page/content"], ["POST", "/page/screenshot"], ["POST", "/page/execute"], ["POST", "/v1/responses"],
+      ["GET", "/status"],
+      ["GET", "/clients"],
+      ["GET", "/clients/local/tabs"],
+      ["POST", "/tabs/open"],
+      ["POST", "/tabs/close"],
+      ["POST", "/page/content"],
+      ["POST", "/page/screenshot"],
+      ["POST", "/page/execute"],
+      ["POST", "/v1/responses"],
     ];
-    for (const [method, path] of routes) expect((await request(`${method} ${path}`, { body: method === "POST" ? {} : undefined, token: null })).status, path).to.equal(401);
+    for (const [method, path] of routes)
+      expect((await request(`${method} ${path}`, { body: method === "POST" ? {} : undefined, token: null })).status, path).to.equal(401);
     expect((await request("POST /tabs/open", { body: { clientId: "web", url: "file:///etc/passwd" } })).status).to.equal(403);
     const gone = { clientId: "web", tabId: "NOSUCHTAB" };
-    for (const path of ["/page/content", "/page/screenshot", "/tabs/close"]) expect((await request(`POST ${path}`, { body: gone })).status, path).to.equal(404);
+    for (const path of ["/page/content", "/page/screenshot", "/tabs/close"])
+      expect((await request(`POST ${path}`, { body: gone })).status, path).to.equal(404);
   });
 
   it("POST /tabs/open of a URL that does not load is 502 NAVIGATION_FAILED, and its tab is already gone", async () => {
@@ -127,16 +145,29 @@ describe("HTTP API of docs/protocol.md section 7 (real hub, real Chromium)", fun
       // What the DevTools extension does: an agent comes up in the new tab and registers from it.
       void TestAgent.connect({ url: `${hub.url}/agent?token=${AGENT_KEY}`, clientId: params.target }).then((agent) => {
         spawned.push(agent);
-        agent.onRequest("evaluate", (task) => ({ status: "success", output: { response: `did: ${String((task as { input: string }).input)}` } }));
+        agent.onRequest("evaluate", (task) => ({
+          status: "success",
+          output: { response: `did: ${String((task as { input: string }).input)}` },
+        }));
         agent.ready();
       });
     });
     const before = await pageCount();
     const reply = await request("POST /v1/responses", { body: { input: "summarize", url: "data:text/html,<title>task</title>" } });
     expect(reply.status).to.equal(200);
-    const [message] = reply.body as unknown as { id: string; type: string; role: string; content: unknown[]; metadata: { clientId: string; tabId: string } }[];
+    const [message] = reply.body as unknown as {
+      id: string;
+      type: string;
+      role: string;
+      content: unknown[];
+      metadata: { clientId: string; tabId: string };
+    }[];
     expect(message?.id).to.match(/^msg_/);
-    expect(message).to.deep.include({ type: "message", role: "assistant", content: [{ type: "output_text", text: "did: summarize", annotations: [] }] });
+    expect(message).to.deep.include({
+      type: "message",
+      role: "assistant",
+      content: [{ type: "output_text", text: "did: summarize", annotations: [] }],
+    });
     expect(message?.metadata.clientId).to.equal("bo-agent");
     expect(await pageCount()).to.equal(before);
 

@@ -38,7 +38,11 @@ describe("isolation: a browser context per client, bound agents (real hub, real 
       CLIENT_IDLE_MS: "0",
       MAX_TABS_PER_CLIENT: "3",
     });
-    [full, alpha, beta] = await Promise.all([connect(hub, { token: FULL }), connect(hub, { token: TOKEN_A }), connect(hub, { token: TOKEN_B })]);
+    [full, alpha, beta] = await Promise.all([
+      connect(hub, { token: FULL }),
+      connect(hub, { token: TOKEN_A }),
+      connect(hub, { token: TOKEN_B }),
+    ]);
   });
   after(async () => {
     await Promise.all([full?.close(), alpha?.close(), beta?.close()]);
@@ -50,7 +54,11 @@ describe("isolation: a browser context per client, bound agents (real hub, real 
     let betaTab: OpenedTab;
     before(async () => {
       betaTab = await openTab(beta, site.url(`set-cookie?name=sessionB&value=beta-secret`));
-      await evaluate(beta, betaTab.target, "document.cookie = 'visibleB=beta-visible; path=/'; localStorage.setItem('secret', 'beta-storage')");
+      await evaluate(
+        beta,
+        betaTab.target,
+        "document.cookie = 'visibleB=beta-visible; path=/'; localStorage.setItem('secret', 'beta-storage')",
+      );
     });
     after(async () => closeTab(full, betaTab.target));
 
@@ -74,14 +82,17 @@ describe("isolation: a browser context per client, bound agents (real hub, real 
       await full.call("events.subscribe", { topics: ["tabs"] });
       const opened = collect<{ target: string; clientId: string }>(full, "tab.opened", (all) => all.some((tab) => tab.clientId === "beta"));
       // The opener waits until the popup has loaded its page, so the calls below run on that page.
-      const loaded = "await new Promise((resolve) => { const ready = () => w.location.href !== 'about:blank' && w.document.readyState === 'complete'; const check = () => (ready() ? resolve() : setTimeout(check, 10)); check(); })";
+      const loaded =
+        "await new Promise((resolve) => { const ready = () => w.location.href !== 'about:blank' && w.document.readyState === 'complete'; const check = () => (ready() ? resolve() : setTimeout(check, 10)); check(); })";
       await evaluate(beta, betaTab.target, `const w = window.open(${JSON.stringify(site.url("other.html"))}); ${loaded}; 1`);
       const popup = (await opened).find((tab) => tab.clientId === "beta");
       expect(popup?.target).to.match(/^beta:/);
       try {
         const { tabs } = await beta.call<{ tabs: { target: string }[] }>("tabs.list");
         expect(tabs.map((tab) => tab.target)).to.include(popup?.target);
-        expect((await rpcFailure(alpha.call("evaluate", { target: String(popup?.target), expression: "document.cookie" }))).code).to.equal(-32002);
+        expect((await rpcFailure(alpha.call("evaluate", { target: String(popup?.target), expression: "document.cookie" }))).code).to.equal(
+          -32002,
+        );
         expect((await siteState(beta, String(popup?.target))).sent).to.include("sessionB=beta-secret");
       } finally {
         await closeTab(full, String(popup?.target));
@@ -107,7 +118,9 @@ describe("isolation: a browser context per client, bound agents (real hub, real 
       await closeTab(alpha, first.target);
       const kept = await openTab(alpha, site.url("index.html"));
       expect((await siteState(alpha, kept.target)).sent).to.equal("sessionA=first");
-      const closed = collect<{ clientId: string; reason: string }>(watcher, "client.closed", (all) => all.some((c) => c.clientId === "alpha"));
+      const closed = collect<{ clientId: string; reason: string }>(watcher, "client.closed", (all) =>
+        all.some((c) => c.clientId === "alpha"),
+      );
       await agent.close();
       await closeTab(alpha, kept.target);
       expect((await closed).find((c) => c.clientId === "alpha")).to.deep.equal({ clientId: "alpha", reason: "idle" });

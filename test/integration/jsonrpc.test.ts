@@ -35,7 +35,9 @@ describe("JSON-RPC rules of docs/protocol.md section 4 on /rpc (exact responses)
   });
 
   it("a batch that is not JSON: one -32700", async () => {
-    expect(await exchange(client, '[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method"]')).to.deep.equal(PARSE_ERROR);
+    expect(
+      await exchange(client, '[{"jsonrpc": "2.0", "method": "sum", "params": [1,2,4], "id": "1"},{"jsonrpc": "2.0", "method"]'),
+    ).to.deep.equal(PARSE_ERROR);
   });
 
   it("an empty batch: one -32600 object, not an array", async () => {
@@ -63,15 +65,21 @@ describe("JSON-RPC rules of docs/protocol.md section 4 on /rpc (exact responses)
   });
 
   it("a request object with an invalid method and params: -32600", async () => {
-    expect(await exchange(client, '{"jsonrpc": "2.0", "method": 1, "params": "bar"}')).to.deep.equal(invalid(null, "method must be a string"));
+    expect(await exchange(client, '{"jsonrpc": "2.0", "method": 1, "params": "bar"}')).to.deep.equal(
+      invalid(null, "method must be a string"),
+    );
   });
 
   it("an object id: -32600 with id null", async () => {
-    expect(await exchange(client, '{"jsonrpc":"2.0","method":"ping","id":{"a":1}}')).to.deep.equal(invalid(null, "id must be a string, a number or null"));
+    expect(await exchange(client, '{"jsonrpc":"2.0","method":"ping","id":{"a":1}}')).to.deep.equal(
+      invalid(null, "id must be a string, a number or null"),
+    );
   });
 
   it("string params: -32600 with the request's id", async () => {
-    expect(await exchange(client, '{"jsonrpc":"2.0","method":"ping","params":"x","id":5}')).to.deep.equal(invalid(5, "params must be an object (by name)"));
+    expect(await exchange(client, '{"jsonrpc":"2.0","method":"ping","params":"x","id":5}')).to.deep.equal(
+      invalid(5, "params must be an object (by name)"),
+    );
   });
 
   it("a missing jsonrpc member: -32600", async () => {
@@ -82,7 +90,11 @@ describe("JSON-RPC rules of docs/protocol.md section 4 on /rpc (exact responses)
     expect(await exchange(client, '{"jsonrpc":"2.0","method":"ping","params":[1],"id":7}')).to.deep.equal({
       jsonrpc: "2.0",
       id: 7,
-      error: { code: -32602, message: "params of ping must be an object of named params, not an array", data: { errors: [{ path: "/", message: "must be an object" }] } },
+      error: {
+        code: -32602,
+        message: "params of ping must be an object of named params, not an array",
+        data: { errors: [{ path: "/", message: "must be an object" }] },
+      },
     });
   });
 
@@ -95,7 +107,10 @@ describe("JSON-RPC rules of docs/protocol.md section 4 on /rpc (exact responses)
   });
 
   it("params that break the schema: -32602 with data.errors [{path, message}]", async () => {
-    const reply = (await exchange(client, '{"jsonrpc":"2.0","method":"evaluate","params":{"target":"local:X","expression":5,"bogus":1},"id":8}')) as {
+    const reply = (await exchange(
+      client,
+      '{"jsonrpc":"2.0","method":"evaluate","params":{"target":"local:X","expression":5,"bogus":1},"id":8}',
+    )) as {
       error: { code: number; data: { errors: { path: string; message: string }[] } };
     };
     expect(reply.error.code).to.equal(-32602);
@@ -113,16 +128,23 @@ describe("JSON-RPC rules of docs/protocol.md section 4 on /rpc (exact responses)
   });
 
   it("timeoutMs above MAX_TIMEOUT_MS: -32602", async () => {
-    const reply = (await exchange(client, '{"jsonrpc":"2.0","method":"tabs.close","params":{"target":"local:X","timeoutMs":99999999},"id":10}')) as {
+    const reply = (await exchange(
+      client,
+      '{"jsonrpc":"2.0","method":"tabs.close","params":{"target":"local:X","timeoutMs":99999999},"id":10}',
+    )) as {
       error: { code: number; data: unknown };
     };
     expect(reply.error).to.deep.include({ code: -32602, data: { errors: [{ path: "/timeoutMs", message: "must be at most 600000" }] } });
   });
 
   it("a malformed target: -32602; an unknown one: TARGET_NOT_FOUND", async () => {
-    const malformed = (await exchange(client, '{"jsonrpc":"2.0","method":"tabs.close","params":{"target":"no-colon"},"id":11}')) as { error: { code: number } };
+    const malformed = (await exchange(client, '{"jsonrpc":"2.0","method":"tabs.close","params":{"target":"no-colon"},"id":11}')) as {
+      error: { code: number };
+    };
     expect(malformed.error.code).to.equal(-32602);
-    const unknown = (await exchange(client, '{"jsonrpc":"2.0","method":"tabs.close","params":{"target":"local:ABC"},"id":12}')) as { error: unknown };
+    const unknown = (await exchange(client, '{"jsonrpc":"2.0","method":"tabs.close","params":{"target":"local:ABC"},"id":12}')) as {
+      error: unknown;
+    };
     expect(unknown.error).to.deep.equal({ code: -32002, message: "no tab local:ABC; list tabs with tabs.list" });
   });
 
@@ -133,7 +155,9 @@ describe("JSON-RPC rules of docs/protocol.md section 4 on /rpc (exact responses)
   });
 
   it("a batch of notifications gets no frame at all", async () => {
-    expect(await nothingOwedFor(client, '[{"jsonrpc":"2.0","method":"ping"},{"jsonrpc":"2.0","method":"ping","params":{}}]')).to.equal(true);
+    expect(await nothingOwedFor(client, '[{"jsonrpc":"2.0","method":"ping"},{"jsonrpc":"2.0","method":"ping","params":{}}]')).to.equal(
+      true,
+    );
   });
 
   it("a mixed batch answers each request once, and no notification", async () => {
@@ -171,7 +195,9 @@ describe("JSON-RPC rules of docs/protocol.md section 4 on /rpc (exact responses)
 
   it("a batch over MAX_BATCH is refused as a whole", async () => {
     const batch = Array.from({ length: 101 }, (_, i) => ({ jsonrpc: "2.0", method: "ping", id: i }));
-    expect(await exchange(client, JSON.stringify(batch))).to.deep.equal(invalid(null, "a batch of 101 requests; at most 100 (MAX_BATCH) per batch"));
+    expect(await exchange(client, JSON.stringify(batch))).to.deep.equal(
+      invalid(null, "a batch of 101 requests; at most 100 (MAX_BATCH) per batch"),
+    );
   });
 });
 
@@ -190,12 +216,22 @@ describe("JSON-RPC limits with a small MAX_INFLIGHT", () => {
 
   it("more than MAX_INFLIGHT requests in flight get OVERLOADED; a duplicate in-flight id is refused", async () => {
     const { target } = await client.call<{ target: string }>("tabs.open", {});
-    const slow = (id: string) => JSON.stringify({ jsonrpc: "2.0", method: "evaluate", params: { target, expression: "new Promise(r => setTimeout(() => r(id), 400))".replace("id", JSON.stringify(id)) }, id });
+    const slow = (id: string) =>
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "evaluate",
+        params: { target, expression: "new Promise(r => setTimeout(() => r(id), 400))".replace("id", JSON.stringify(id)) },
+        id,
+      });
     client.sendRaw(slow("a"));
     client.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "ping", id: "a" }));
     client.sendRaw(slow("b"));
     client.sendRaw(JSON.stringify({ jsonrpc: "2.0", method: "ping", id: "c" }));
-    const frames = (await Promise.all([1, 2, 3, 4].map(() => client.nextFrame()))) as { id: string; result?: { value: string }; error?: { code: number; message: string } }[];
+    const frames = (await Promise.all([1, 2, 3, 4].map(() => client.nextFrame()))) as {
+      id: string;
+      result?: { value: string };
+      error?: { code: number; message: string };
+    }[];
     expect(frames.map((f) => [f.id, f.error?.code ?? f.result?.value])).to.deep.equal([
       ["a", -32600],
       ["c", -32011],

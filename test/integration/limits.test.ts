@@ -98,8 +98,13 @@ describe("limits: MAX_PAYLOAD, MAX_BATCH, MAX_INFLIGHT and the heartbeat (real h
   });
 
   it("a batch of MAX_BATCH requests is answered in full; one more is refused as a whole, on /rpc and on the agent socket", async () => {
-    const batch = (size: number): string => JSON.stringify(Array.from({ length: size }, (_, i) => ({ jsonrpc: "2.0", method: "ping", id: i })));
-    const refused = { jsonrpc: "2.0", id: null, error: { code: -32600, message: `Invalid Request: a batch of ${MAX_BATCH + 1} requests; at most ${MAX_BATCH} (MAX_BATCH) per batch` } };
+    const batch = (size: number): string =>
+      JSON.stringify(Array.from({ length: size }, (_, i) => ({ jsonrpc: "2.0", method: "ping", id: i })));
+    const refused = {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: `Invalid Request: a batch of ${MAX_BATCH + 1} requests; at most ${MAX_BATCH} (MAX_BATCH) per batch` },
+    };
     const client = await connect(hub);
     client.sendRaw(batch(MAX_BATCH));
     const full = (await client.nextFrame()) as { id: number; result?: { pong: boolean } }[];
@@ -111,7 +116,9 @@ describe("limits: MAX_PAYLOAD, MAX_BATCH, MAX_INFLIGHT and the heartbeat (real h
     const agent = await rawAgent(hub.url, "batcher:t1");
     const agentFull = nextFrame(agent);
     agent.send(batch(MAX_BATCH));
-    expect(await agentFull).to.be.an("array").with.length(MAX_BATCH);
+    expect(await agentFull)
+      .to.be.an("array")
+      .with.length(MAX_BATCH);
     const agentRefused = nextFrame(agent);
     agent.send(batch(MAX_BATCH + 1));
     expect(await agentRefused).to.deep.equal(refused);
@@ -158,7 +165,10 @@ describe("limits: MAX_PAYLOAD, MAX_BATCH, MAX_INFLIGHT and the heartbeat (real h
   it("an agent that never answers pings is dropped within two heartbeat intervals, and its clients see it leave", async () => {
     const watcher = await connect(hub);
     await watcher.call("events.subscribe", { topics: ["agents"] });
-    const gone = collect<{ target: string }>(watcher, "agent.disconnected", { done: (all) => all.some((a) => a.target === "mute:t1"), timeoutMs: 5_000 });
+    const gone = collect<{ target: string }>(watcher, "agent.disconnected", {
+      done: (all) => all.some((a) => a.target === "mute:t1"),
+      timeoutMs: 5_000,
+    });
     const agent = await rawAgent(hub.url, "mute:t1", { autoPong: false });
     const registered = Date.now();
     await gone;
@@ -182,12 +192,15 @@ describe("a client that stops reading (hub in a child process)", function () {
   let hub: ChildHub;
 
   before(async () => {
-    hub = await startChildHub({
-      SEND_HIGH_WATER_BYTES: String(MiB),
-      SLOW_READER_TIMEOUT_MS: String(SLOW_READER_TIMEOUT_MS),
-      // A stalled reader does not answer pings either; the heartbeat must not be what drops it here.
-      HEARTBEAT_INTERVAL_MS: "600000",
-    }, { inspect: true });
+    hub = await startChildHub(
+      {
+        SEND_HIGH_WATER_BYTES: String(MiB),
+        SLOW_READER_TIMEOUT_MS: String(SLOW_READER_TIMEOUT_MS),
+        // A stalled reader does not answer pings either; the heartbeat must not be what drops it here.
+        HEARTBEAT_INTERVAL_MS: "600000",
+      },
+      { inspect: true },
+    );
   });
   after(async () => hub?.stop());
 
@@ -284,7 +297,9 @@ describe("a client that stops reading (hub in a child process)", function () {
       tcpOf(stalled).pause();
       const stalledAt = Date.now();
       sending = flood(stalled, logTab.target);
-      const answer = await observer.call("evaluate", { target: spinTab.target, expression: "1 + 1", timeoutMs: 8_000 }).catch((e: Error) => e);
+      const answer = await observer
+        .call("evaluate", { target: spinTab.target, expression: "1 + 1", timeoutMs: 8_000 })
+        .catch((e: Error) => e);
       const elapsed = Date.now() - stalledAt;
       expect(answer, "the tab stayed wedged by the dropped connection's evaluation").to.deep.equal({ type: "number", value: 2 });
       expect(elapsed).to.be.below(SLOW_READER_TIMEOUT_MS + 5_000);

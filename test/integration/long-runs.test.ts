@@ -147,7 +147,9 @@ function report(what: string, footprints: { before: Footprint; after: Footprint 
   const { elapsedMs, failures } = run;
   const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(2);
   const change = (a: Record<string, number>, b: Record<string, number>): string =>
-    Object.keys({ ...a, ...b }).map((key) => `${key} ${a[key] ?? 0}${a[key] === b[key] ? "" : ` -> ${b[key] ?? 0}`}`).join(", ");
+    Object.keys({ ...a, ...b })
+      .map((key) => `${key} ${a[key] ?? 0}${a[key] === b[key] ? "" : ` -> ${b[key] ?? 0}`}`)
+      .join(", ");
   const lines = [
     `${what}: ${(elapsedMs / 1000).toFixed(1)} s`,
     `  heap after GC: ${mb(before.heapBytes)} -> ${mb(after.heapBytes)} MB (${mb(after.heapBytes - before.heapBytes)} MB)`,
@@ -214,10 +216,19 @@ describe("long runs: connections, tabs and subscriptions leave nothing behind (r
       const cycle = async (index: number): Promise<void> => {
         const client = clients[index % TAB_WORKERS] as TestRpcClient;
         // Half in the background, which Chrome opens and closes about twice as fast here.
-        const opened = await client.call<{ target: string }>("tabs.open", { url: "about:blank", background: index % 2 === 0, clientId: "long-run" });
+        const opened = await client.call<{ target: string }>("tabs.open", {
+          url: "about:blank",
+          background: index % 2 === 0,
+          clientId: "long-run",
+        });
         // Every tenth tab also gets a console subscription, which must end with the tab.
-        if (index % 10 === 0) await client.call("console.subscribe", { target: opened.target }).catch((error: unknown) => failures.add("console.subscribe", error));
-        const closed = await client.call("tabs.close", { target: opened.target }).catch((error: unknown) => failures.add("tabs.close", error));
+        if (index % 10 === 0)
+          await client
+            .call("console.subscribe", { target: opened.target })
+            .catch((error: unknown) => failures.add("console.subscribe", error));
+        const closed = await client
+          .call("tabs.close", { target: opened.target })
+          .catch((error: unknown) => failures.add("tabs.close", error));
         if (closed !== undefined) expect(closed).to.deep.equal({ closed: true });
       };
       const before = await baseline(() => inParallel(TAB_WARMUP, TAB_WORKERS, cycle));

@@ -11,7 +11,8 @@ const TOKEN = "metrics-token-1";
 function sample(text: string, name: string, labels: Record<string, string> = {}): number {
   const wanted = Object.entries(labels);
   const found = samplesOf(text, name).find(
-    (candidate) => Object.keys(candidate.labels).length === wanted.length && wanted.every(([key, value]) => candidate.labels[key] === value),
+    (candidate) =>
+      Object.keys(candidate.labels).length === wanted.length && wanted.every(([key, value]) => candidate.labels[key] === value),
   );
   return found?.value ?? 0;
 }
@@ -49,7 +50,9 @@ describe("GET /metrics (Prometheus text, real hub and Chromium)", function () {
     expect(thrown).to.be.instanceOf(TabwireError);
     const spun = await client.evaluate({ target, expression: "while (true) {}", timeoutMs: 300 }).catch((error: unknown) => error);
     expect((spun as TabwireError).data).to.include({ terminated: true });
-    const unknown = await (client.call as (method: string, params: object) => Promise<unknown>)("no.such.method", {}).catch((error: unknown) => error);
+    const unknown = await (client.call as (method: string, params: object) => Promise<unknown>)("no.such.method", {}).catch(
+      (error: unknown) => error,
+    );
     expect((unknown as TabwireError).code).to.equal(-32601);
     const agent = await TestAgent.connect({ url: `${hub.url}/agent`, clientId: "metrics-agent" });
     await agent.registration();

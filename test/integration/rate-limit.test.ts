@@ -21,7 +21,8 @@ describe("RATE_LIMIT_PER_SEC (real hubs)", function () {
   });
 
   type Answer = { id: number; result?: { pong: boolean }; error?: { code: number; data?: { retryAfterMs?: unknown } } };
-  const pings = (count: number, from = 0): string => JSON.stringify(Array.from({ length: count }, (_, i) => ({ jsonrpc: "2.0", method: "ping", id: from + i })));
+  const pings = (count: number, from = 0): string =>
+    JSON.stringify(Array.from({ length: count }, (_, i) => ({ jsonrpc: "2.0", method: "ping", id: from + i })));
   const outcome = (answers: Answer[]): (number | string)[] => answers.sort((a, b) => a.id - b.id).map((a) => a.error?.code ?? "ok");
 
   it("a connection may start N requests at once, each batch item counting; the rest get OVERLOADED with data.retryAfterMs, after which it may go on", async () => {
@@ -53,7 +54,12 @@ describe("RATE_LIMIT_PER_SEC (real hubs)", function () {
       second.sendRaw(pings(RATE));
       expect(outcome((await second.nextFrame()) as Answer[])).to.deep.equal(Array<string>(RATE).fill("ok"));
       const agentCalls = await Promise.all(
-        Array.from({ length: RATE + 2 }, () => agent.call("ping").then(() => "ok", (e: { code: number }) => e.code)),
+        Array.from({ length: RATE + 2 }, () =>
+          agent.call("ping").then(
+            () => "ok",
+            (e: { code: number }) => e.code,
+          ),
+        ),
       );
       expect(agentCalls.filter((c) => c === "ok")).to.have.length(RATE);
       expect(agentCalls.filter((c) => c === OVERLOADED)).to.have.length(2);

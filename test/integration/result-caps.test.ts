@@ -19,7 +19,11 @@ describe("result caps: what one tenant's huge values cost the hub and the other 
   let tabB: string;
 
   before(async () => {
-    hub = await startTestHub({ HUB_TOKENS: `${TOKEN_A}:tenantA,${TOKEN_B}:tenantB`, AUTH_KEY: "caps-agent-key-1", MAX_RESULT_BYTES: String(MAX_RESULT_BYTES) });
+    hub = await startTestHub({
+      HUB_TOKENS: `${TOKEN_A}:tenantA,${TOKEN_B}:tenantB`,
+      AUTH_KEY: "caps-agent-key-1",
+      MAX_RESULT_BYTES: String(MAX_RESULT_BYTES),
+    });
     a = await connectClient(hub, { token: TOKEN_A });
     b = await connectClient(hub, { token: TOKEN_B });
     tabA = (await openTab(a, "about:blank")).target;
@@ -42,7 +46,9 @@ describe("result caps: what one tenant's huge values cost the hub and the other 
     const error = (huge as PromiseRejectedResult).reason as TabwireError;
     expect(error).to.be.instanceOf(TabwireError);
     expect(error.code).to.equal(-32005);
-    expect(error.message).to.match(/^the result is too large to write as JSON in the page \(RangeError: Invalid string length\); return less/);
+    expect(error.message).to.match(
+      /^the result is too large to write as JSON in the page \(RangeError: Invalid string length\); return less/,
+    );
     const grew = process.memoryUsage().heapUsed - heapBefore;
     expect(grew, `the hub's heap grew by ${Math.round(grew / 2 ** 20)} MiB`).to.be.below(64 * 2 ** 20);
     expect((await a.evaluate({ target: tabA, expression: "1 + 1" })).value, "tenant A's tab still answers").to.equal(2);
@@ -63,7 +69,10 @@ describe("result caps: what one tenant's huge values cost the hub and the other 
     const string = await a.evaluate({ target: tabA, expression: "'y'.repeat(2 * 1024 * 1024)" });
     expect(string).to.include({ truncated: true });
     expect((string.value as string).length).to.equal(MAX_RESULT_BYTES);
-    const called = await a.call("callOn", { target: tabA, functionDeclaration: "function () { return { big: 'z'.repeat(2 * 1024 * 1024) }; }" });
+    const called = await a.call("callOn", {
+      target: tabA,
+      functionDeclaration: "function () { return { big: 'z'.repeat(2 * 1024 * 1024) }; }",
+    });
     expect(called).to.include({ truncated: true });
     expect((called.value as string).length).to.equal(MAX_RESULT_BYTES);
   });

@@ -44,7 +44,9 @@ describe("screenshot (real hub, real Chromium)", function () {
   const value = async <T>(expression: string): Promise<T> => (await evaluate(client, tab?.target ?? "", expression)).value as T;
   /** The colour of one pixel of an image, as the page's own image decoder reads it: `#rrggbb`. */
   const pixel = (shot: Shot, x: number, y: number): Promise<string> =>
-    evaluate(client, tab?.target ?? "", { expression: PIXEL_AT, args: [`data:${shot.mimeType};base64,${shot.data}`, x, y] }).then((r) => r.value as string);
+    evaluate(client, tab?.target ?? "", { expression: PIXEL_AT, args: [`data:${shot.mimeType};base64,${shot.data}`, x, y] }).then(
+      (r) => r.value as string,
+    );
 
   before(async () => {
     hub = await sharedHub();
@@ -90,7 +92,9 @@ describe("screenshot (real hub, real Chromium)", function () {
   describe("what is captured", () => {
     it("fullPage is the whole scrollable page: 5,000 px tall on tall.html, the page's true scroll height", async () => {
       await open("tall.html");
-      const [scrollWidth, scrollHeight] = await value<[number, number]>("[document.documentElement.scrollWidth, document.documentElement.scrollHeight]");
+      const [scrollWidth, scrollHeight] = await value<[number, number]>(
+        "[document.documentElement.scrollWidth, document.documentElement.scrollHeight]",
+      );
       expect(scrollHeight).to.equal(5_000);
       const shot = await shoot({ fullPage: true });
       expect(shot).to.include({ width: scrollWidth, height: 5_000 });
@@ -103,7 +107,9 @@ describe("screenshot (real hub, real Chromium)", function () {
       await value("document.body.style.height = '100000px'");
       const error = await failure(shoot({ fullPage: true }));
       expect(error.code).to.equal(-32602);
-      expect(error.message).to.match(/pixels, above MAX_SCREENSHOT_PIXELS \(33554432\); capture less with clip, scale, maxWidth or maxHeight$/);
+      expect(error.message).to.match(
+        /pixels, above MAX_SCREENSHOT_PIXELS \(33554432\); capture less with clip, scale, maxWidth or maxHeight$/,
+      );
       expect(await shoot({ fullPage: true, maxHeight: 2_000 })).to.include({ height: 2_000 });
     });
 
@@ -175,7 +181,11 @@ describe("screenshot (real hub, real Chromium)", function () {
     it("captures of one tab started together each get their own exact size", async () => {
       await open("tall.html");
       const [innerWidth, innerHeight] = await value<[number, number]>("[innerWidth, innerHeight]");
-      const [full, viewport, clip] = await Promise.all([shoot({ fullPage: true }), shoot(), shoot({ clip: { x: 0, y: 4_000, width: 50, height: 60 } })]);
+      const [full, viewport, clip] = await Promise.all([
+        shoot({ fullPage: true }),
+        shoot(),
+        shoot({ clip: { x: 0, y: 4_000, width: 50, height: 60 } }),
+      ]);
       expect(decode(full).height).to.equal(5_000);
       expect(decode(viewport)).to.include({ width: innerWidth, height: innerHeight });
       expect(decode(clip)).to.include({ width: 50, height: 60 });
@@ -185,13 +195,18 @@ describe("screenshot (real hub, real Chromium)", function () {
       const [innerWidth, innerHeight] = await value<[number, number]>("[innerWidth, innerHeight]");
       // The page's own getter makes the hub's measuring script run for 300 ms, so it is still running when the hub
       // finds the page busy after the spinning call's budget and stops whatever runs.
-      await value(`Object.defineProperty(window, "devicePixelRatio", { get() { const t = Date.now(); while (Date.now() - t < 300); return 1; } }); true`);
+      await value(
+        `Object.defineProperty(window, "devicePixelRatio", { get() { const t = Date.now(); while (Date.now() - t < 300); return 1; } }); true`,
+      );
       const [spin, shot] = await Promise.allSettled([
         client.call("evaluate", { target: tab?.target ?? "", expression: "while (true) {}", timeoutMs: 200 }),
         shoot({ timeoutMs: 10_000 }),
       ]);
       expect(spin.status === "rejected" && spin.reason).to.include({ code: -32001 });
-      expect(shot.status === "fulfilled" && decode(shot.value), shot.status === "rejected" ? String(shot.reason) : "").to.include({ width: innerWidth, height: innerHeight });
+      expect(shot.status === "fulfilled" && decode(shot.value), shot.status === "rejected" ? String(shot.reason) : "").to.include({
+        width: innerWidth,
+        height: innerHeight,
+      });
     });
   });
 
@@ -213,7 +228,9 @@ describe("screenshot (real hub, real Chromium)", function () {
       expect(decode(await shoot({ clip, maxWidth: 100 }))).to.include({ width: 100, height: 250 });
       expect(decode(await shoot({ clip, maxHeight: 100 }))).to.include({ width: 40, height: 100 });
       expect(decode(await shoot({ clip, maxWidth: 100, maxHeight: 100 }))).to.include({ width: 40, height: 100 });
-      const [scrollWidth, innerWidth, innerHeight] = await value<number[]>("[document.documentElement.scrollWidth, innerWidth, innerHeight]");
+      const [scrollWidth, innerWidth, innerHeight] = await value<number[]>(
+        "[document.documentElement.scrollWidth, innerWidth, innerHeight]",
+      );
       const full = await shoot({ fullPage: true, maxHeight: 1_000, format: "webp" });
       expect(decode(full)).to.include({ width: Math.round(((scrollWidth ?? 0) * 1_000) / 5_000), height: 1_000 });
       const viewport = await shoot({ maxWidth: 390 });

@@ -35,13 +35,16 @@ describe("security: secrets in logs (hub in a child process, LOG_LEVEL=debug)", 
       configureKey: secret("sk-configure"),
     };
     const dir = await mkdtemp(path.join(os.tmpdir(), "tabwire-secrets-"));
-    const hub = await startChildHub({
-      HUB_TOKEN: s.full,
-      HUB_TOKENS: `${s.scoped}:alpha`,
-      AUTH_KEY: s.authKey,
-      AGENT_LEGACY_AUTH: "true",
-      LOG_LEVEL: "debug",
-    }, { dir });
+    const hub = await startChildHub(
+      {
+        HUB_TOKEN: s.full,
+        HUB_TOKENS: `${s.scoped}:alpha`,
+        AUTH_KEY: s.authKey,
+        AGENT_LEGACY_AUTH: "true",
+        LOG_LEVEL: "debug",
+      },
+      { dir },
+    );
     try {
       const byHeader = await TestRpcClient.connect(hub.url, { token: s.full });
       const byQuery = await TestRpcClient.connect(hub.url, { path: `/rpc?token=${s.full}` });
@@ -76,7 +79,11 @@ describe("security: secrets in logs (hub in a child process, LOG_LEVEL=debug)", 
       await announced;
       const model = { provider: "openai", model: "gpt-x", api_key: s.modelKey };
       await byHeader.call("agent.run", { target: tab.target, input: "hi", model, metadata: { apiKey: s.metadataKey } });
-      await scoped.call("agent.call", { target: tab.target, method: "configure_llm", params: { provider: "openai", apiKey: s.configureKey } });
+      await scoped.call("agent.call", {
+        target: tab.target,
+        method: "configure_llm",
+        params: { provider: "openai", apiKey: s.configureKey },
+      });
 
       for (const agent of agents) await agent.close();
       await closeTab(byHeader, tab.target);
@@ -90,7 +97,11 @@ describe("security: secrets in logs (hub in a child process, LOG_LEVEL=debug)", 
       expect(logs.map(([name]) => name)).to.include(path.join("logs", "api.log"));
       expect(logs.find(([name]) => name.endsWith("api.log"))?.[1]).to.include("agent.run");
       const places: (readonly [string, string])[] = [...logs, ["the console output", hub.output()]];
-      const leaks = places.flatMap(([place, text]) => Object.entries(s).filter(([, value]) => text.includes(value)).map(([name]) => `${name} in ${place}`));
+      const leaks = places.flatMap(([place, text]) =>
+        Object.entries(s)
+          .filter(([, value]) => text.includes(value))
+          .map(([name]) => `${name} in ${place}`),
+      );
       expect(leaks).to.deep.equal([]);
       // Only the operator reads them.
       expect((await stat(hub.logDir)).mode & 0o777, "the log folder").to.equal(0o700);
@@ -106,11 +117,22 @@ describe("security: secrets in logs (hub in a child process, LOG_LEVEL=debug)", 
     const dir = await mkdtemp(path.join(os.tmpdir(), "tabwire-secrets-"));
     try {
       // Nothing listens there: the hub cannot start, and says why without the password or the token.
-      const refused = await startRefused({ CDP_URL: `http://tabwire:${password}@127.0.0.1:1/?token=${token}`, LOG_LEVEL: "debug", LOG_DIR: path.join(dir, "cdp") }, dir);
+      const refused = await startRefused(
+        { CDP_URL: `http://tabwire:${password}@127.0.0.1:1/?token=${token}`, LOG_LEVEL: "debug", LOG_DIR: path.join(dir, "cdp") },
+        dir,
+      );
       expect(refused.code).to.not.equal(0);
       expect(refused.output).to.include("cannot start");
       // Redis is away: the hub starts alone and logs why it cannot reach it.
-      const hub = await startChildHub({ REDIS_URL: `redis://tabwire:${password}@127.0.0.1:1`, CLUSTER_SECRET: `cs-${token}`, LOG_LEVEL: "debug", LOG_DIR: path.join(dir, "redis") }, { dir });
+      const hub = await startChildHub(
+        {
+          REDIS_URL: `redis://tabwire:${password}@127.0.0.1:1`,
+          CLUSTER_SECRET: `cs-${token}`,
+          LOG_LEVEL: "debug",
+          LOG_DIR: path.join(dir, "redis"),
+        },
+        { dir },
+      );
       await hub.stop();
       expect(hub.output()).to.include("Redis");
       const files = await filesUnder(dir);

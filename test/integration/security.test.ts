@@ -69,12 +69,19 @@ describe("security (real hubs, real Chromium)", function () {
   describe("tokens", () => {
     it("no token, a wrong one, a wrong-length one, an empty one or another scheme get 401 at the upgrade, on /rpc and the agent paths", async () => {
       const base = guarded.url;
-      const byHeader: Record<string, string>[] = [{}, { authorization: `Bearer ${WRONG}` }, { authorization: "Bearer x" }, { authorization: "Bearer " }, { authorization: `Basic ${FULL}` }];
+      const byHeader: Record<string, string>[] = [
+        {},
+        { authorization: `Bearer ${WRONG}` },
+        { authorization: "Bearer x" },
+        { authorization: "Bearer " },
+        { authorization: `Basic ${FULL}` },
+      ];
       for (const headers of byHeader) expect(await upgradeStatus(`${base}/rpc`, headers), JSON.stringify(headers)).to.equal(401);
       for (const token of [WRONG, "x", ""]) {
         expect(await upgradeStatus(`${base}/rpc?token=${token}`), `/rpc?token=${token}`).to.equal(401);
         if (token === "") continue;
-        for (const agentPath of ["/", "/agent"]) expect(await upgradeStatus(`${base}${agentPath}?token=${token}`), `${agentPath}?token=${token}`).to.equal(401);
+        for (const agentPath of ["/", "/agent"])
+          expect(await upgradeStatus(`${base}${agentPath}?token=${token}`), `${agentPath}?token=${token}`).to.equal(401);
       }
       expect(await upgradeStatus(`${base}/rpc?token=${FULL}`)).to.equal(101);
       expect(await upgradeStatus(`${base}/rpc`, { authorization: `Bearer ${SCOPED}` })).to.equal(101);
@@ -122,7 +129,10 @@ describe("security (real hubs, real Chromium)", function () {
     /** Checks that the other client's tab is untouched and its agent got no work. */
     async function expectUntouched(): Promise<void> {
       const { tabs } = await full.call<{ tabs: { target: string; title: string; url: string }[] }>("tabs.list", { clientId: "beta" });
-      expect(tabs.find((t) => t.target === foreign.target)).to.include({ title: "beta-tab", url: "data:text/html,<title>beta-tab</title>" });
+      expect(tabs.find((t) => t.target === foreign.target)).to.include({
+        title: "beta-tab",
+        url: "data:text/html,<title>beta-tab</title>",
+      });
       expect(agent.requests()).to.deep.equal([]);
     }
 
@@ -160,7 +170,8 @@ describe("security (real hubs, real Chromium)", function () {
 
     it("gets the same answer as for a missing tab or client on every HTTP route of section 7", async () => {
       const port = guarded.port;
-      const as = (method: string, route: string, body?: unknown): Promise<Reply> => request(port, `${method} ${route}`, { token: SCOPED, body });
+      const as = (method: string, route: string, body?: unknown): Promise<Reply> =>
+        request(port, `${method} ${route}`, { token: SCOPED, body });
       for (const route of ["/status", "/clients"]) {
         const reply = await as("GET", route);
         expect(reply.status, route).to.equal(200);
@@ -169,7 +180,10 @@ describe("security (real hubs, real Chromium)", function () {
       }
       const hiddenClient = await as("GET", "/clients/beta/tabs");
       const absentClient = await as("GET", "/clients/nobody/tabs");
-      expect([hiddenClient.status, hiddenClient.text.split("beta").join("<id>")]).to.deep.equal([404, absentClient.text.split("nobody").join("<id>")]);
+      expect([hiddenClient.status, hiddenClient.text.split("beta").join("<id>")]).to.deep.equal([
+        404,
+        absentClient.text.split("nobody").join("<id>"),
+      ]);
       const refused = await as("POST", "/tabs/open", { clientId: "beta", url: "about:blank" });
       expect(refused.status).to.equal(403);
       for (const route of ["/tabs/close", "/page/content", "/page/screenshot", "/page/execute"]) {
@@ -192,8 +206,11 @@ describe("security (real hubs, real Chromium)", function () {
     it("a foreign Origin gets 403 at the upgrade on /rpc, / and /agent, even with a valid token", async () => {
       const evil = { origin: "https://evil.example" };
       expect(await upgradeStatus(`${guarded.url}/rpc`, { ...evil, authorization: `Bearer ${FULL}` })).to.equal(403);
-      for (const agentPath of ["/", "/agent"]) expect(await upgradeStatus(`${guarded.url}${agentPath}?token=${AGENT_KEY}`, evil), agentPath).to.equal(403);
-      expect(await upgradeStatus(`${guarded.url}/rpc`, { origin: "https://allowed.example", authorization: `Bearer ${FULL}` })).to.equal(101);
+      for (const agentPath of ["/", "/agent"])
+        expect(await upgradeStatus(`${guarded.url}${agentPath}?token=${AGENT_KEY}`, evil), agentPath).to.equal(403);
+      expect(await upgradeStatus(`${guarded.url}/rpc`, { origin: "https://allowed.example", authorization: `Bearer ${FULL}` })).to.equal(
+        101,
+      );
     });
 
     it("a foreign Origin gets 403 on the HTTP routes too, so a web page cannot drive the hub (a no-token hub least of all)", async () => {
@@ -205,7 +222,11 @@ describe("security (real hubs, real Chromium)", function () {
       try {
         const before = (await observer.call<{ tabs: unknown[] }>("tabs.list")).tabs.length;
         // What a page's fetch(..., {mode: "no-cors"}) sends: a simple request, no preflight.
-        const opened = await request(locked.port, "POST /tabs/open", { origin, contentType: "text/plain", body: { clientId: "evil", url: "about:blank" } });
+        const opened = await request(locked.port, "POST /tabs/open", {
+          origin,
+          contentType: "text/plain",
+          body: { clientId: "evil", url: "about:blank" },
+        });
         const after = await observer.call<{ tabs: { target: string; clientId: string }[] }>("tabs.list");
         for (const tab of after.tabs.filter((t) => t.clientId === "evil")) await closeTab(observer, tab.target);
         expect(opened.status).to.equal(403);
@@ -218,7 +239,15 @@ describe("security (real hubs, real Chromium)", function () {
 
   describe("ids", () => {
     it("agent ids with ../, 10,000 characters or characters outside the set are rejected on / with 1008, and not echoed whole", async () => {
-      const ids = ["../etc", "alpha:../../etc", "a".repeat(10_000), `alpha:${"t".repeat(10_000)}`, "al pha:t1", "alpha:t1\u0000", "alpha:t\u00e9"];
+      const ids = [
+        "../etc",
+        "alpha:../../etc",
+        "a".repeat(10_000),
+        `alpha:${"t".repeat(10_000)}`,
+        "al pha:t1",
+        "alpha:t1\u0000",
+        "alpha:t\u00e9",
+      ];
       for (const clientId of ids) {
         const agent = await TestAgent.connect({ url: `${guarded.url}/?token=${AGENT_KEY}`, clientId });
         const ack = await agent.registration();
@@ -275,23 +304,37 @@ describe("security (real hubs, real Chromium)", function () {
     it("evaluate, callOn, their batch items, POST /page/execute and an agent's own calls answer FORBIDDEN, and nothing runs", async () => {
       const code = "document.title = 'pwned'";
       expect((await rpcFailure(client.call("evaluate", { target: tab.target, expression: code }))).code).to.equal(FORBIDDEN);
-      expect((await rpcFailure(client.call("callOn", { target: tab.target, functionDeclaration: `() => (${code})` }))).code).to.equal(FORBIDDEN);
+      expect((await rpcFailure(client.call("callOn", { target: tab.target, functionDeclaration: `() => (${code})` }))).code).to.equal(
+        FORBIDDEN,
+      );
       client.sendRaw(
         JSON.stringify([
           { jsonrpc: "2.0", id: "e", method: "evaluate", params: { target: tab.target, expression: code } },
-          { jsonrpc: "2.0", id: "c", method: "callOn", params: { target: tab.target, functionDeclaration: `() => (${code})`, selector: "html" } },
+          {
+            jsonrpc: "2.0",
+            id: "c",
+            method: "callOn",
+            params: { target: tab.target, functionDeclaration: `() => (${code})`, selector: "html" },
+          },
         ]),
       );
       const batch = (await client.nextFrame()) as { id: string; error?: { code: number } }[];
-      expect(batch.map((r) => [r.id, r.error?.code]).sort()).to.deep.equal([["c", FORBIDDEN], ["e", FORBIDDEN]]);
-      const execute = await request(locked.port, "POST /page/execute", { body: { clientId: tab.clientId, tabId: tab.tabId, expression: code } });
+      expect(batch.map((r) => [r.id, r.error?.code]).sort()).to.deep.equal([
+        ["c", FORBIDDEN],
+        ["e", FORBIDDEN],
+      ]);
+      const execute = await request(locked.port, "POST /page/execute", {
+        body: { clientId: tab.clientId, tabId: tab.tabId, expression: code },
+      });
       expect([execute.status, execute.body.error?.code]).to.deep.equal([403, FORBIDDEN]);
       const agent = await TestAgent.connect({ url: `${locked.url}/agent`, clientId: tab.target });
       try {
         expect(await agent.registration()).to.include({ status: "accepted" });
         const own = await agent.call("evaluate", { target: tab.target, expression: code }).catch((e: { code: number }) => e);
         expect(own).to.have.property("code", FORBIDDEN);
-        const ownCallOn = await agent.call("callOn", { target: tab.target, functionDeclaration: `() => (${code})` }).catch((e: { code: number }) => e);
+        const ownCallOn = await agent
+          .call("callOn", { target: tab.target, functionDeclaration: `() => (${code})` })
+          .catch((e: { code: number }) => e);
         expect(ownCallOn).to.have.property("code", FORBIDDEN);
       } finally {
         await agent.close();
@@ -315,11 +358,20 @@ describe("security (real hubs, real Chromium)", function () {
       const tab = await openTab(client, "data:text/html,<title>stay</title>");
       try {
         const before = (await client.call<{ tabs: unknown[] }>("tabs.list")).tabs.length;
-        const urls = ["file:///etc/passwd", "FILE:///etc/passwd", "chrome://version/", "Chrome://settings", "view-source:file:///etc/passwd", "javascript:1"];
+        const urls = [
+          "file:///etc/passwd",
+          "FILE:///etc/passwd",
+          "chrome://version/",
+          "Chrome://settings",
+          "view-source:file:///etc/passwd",
+          "javascript:1",
+        ];
         for (const url of urls) {
           expect((await rpcFailure(client.call("tabs.open", { url }))).code, `tabs.open ${url}`).to.equal(FORBIDDEN);
           expect((await rpcFailure(client.call("navigate", { target: tab.target, url }))).code, `navigate ${url}`).to.equal(FORBIDDEN);
-          expect((await rpcFailure(client.call("agent.run", { target: tab.target, input: "go", url }))).code, `agent.run ${url}`).to.equal(FORBIDDEN);
+          expect((await rpcFailure(client.call("agent.run", { target: tab.target, input: "go", url }))).code, `agent.run ${url}`).to.equal(
+            FORBIDDEN,
+          );
           const http = await request(guarded.port, "POST /tabs/open", { token: FULL, body: { clientId: "local", url } });
           expect([http.status, http.body.error?.code], `POST /tabs/open ${url}`).to.deep.equal([403, FORBIDDEN]);
         }
@@ -337,7 +389,10 @@ describe("security (real hubs, real Chromium)", function () {
       const opened = await openTab(client, "file:///etc/hostname");
       try {
         expect(opened.url).to.equal("file:///etc/hostname");
-        expect(await client.call("navigate", { target: opened.target, url: "chrome://version/" })).to.have.property("url", "chrome://version/");
+        expect(await client.call("navigate", { target: opened.target, url: "chrome://version/" })).to.have.property(
+          "url",
+          "chrome://version/",
+        );
       } finally {
         await closeTab(client, opened.target);
         await client.close();

@@ -48,7 +48,9 @@ describe("hub settings (real hub, real Chromium)", function () {
       const doomed = await openTab(client);
       const other = await openTab(client);
       try {
-        const pending = evaluate(client, doomed.target, { expression: "new Promise(() => {})", timeoutMs: 10_000 }).catch((e: TabwireError) => e);
+        const pending = evaluate(client, doomed.target, { expression: "new Promise(() => {})", timeoutMs: 10_000 }).catch(
+          (e: TabwireError) => e,
+        );
         await evaluate(client, doomed.target, "1");
         const budget = new Budget(5_000);
         const tab = await hub.services.pool.acquire(doomed.tabId, budget);

@@ -38,7 +38,8 @@ describe("snapshot and callOn (real hub, real Chromium)", function () {
   let client: TabwireClient;
   let tab: OpenedTab;
   const snapshot = (extra: SnapshotParams = {}) => client.call("snapshot", { target: tab.target, ...extra }) as Promise<Snapshot>;
-  const callOn = (functionDeclaration: string, extra: CallOnExtra = {}) => client.call("callOn", { target: tab.target, functionDeclaration, ...extra });
+  const callOn = (functionDeclaration: string, extra: CallOnExtra = {}) =>
+    client.call("callOn", { target: tab.target, functionDeclaration, ...extra });
   const submitRef = async () => find(await snapshot(), "button", "Submit").ref;
 
   before(async () => {
@@ -77,7 +78,9 @@ describe("snapshot and callOn (real hub, real Chromium)", function () {
       expect(find(result, "textbox", "Email").value).to.equal("ada@example.com");
       expect(result.url).to.equal(fixtures.url("form.html"));
       expect(result.title).to.equal("Form Fixture");
-      expect(result.snapshotId).to.be.a("string").and.not.equal((await snapshot()).snapshotId);
+      expect(result.snapshotId)
+        .to.be.a("string")
+        .and.not.equal((await snapshot()).snapshotId);
     });
 
     it("maxDepth 0 gives the root alone; interestingOnly false gives every node Chrome reports", async () => {
@@ -102,7 +105,10 @@ describe("snapshot and callOn (real hub, real Chromium)", function () {
     });
 
     it("the element is `this` too, and args follow it", async () => {
-      const result = await callOn("function (el, dash, n) { return [this === el, el.id + dash + n]; }", { ref: await submitRef(), args: ["-", 1] });
+      const result = await callOn("function (el, dash, n) { return [this === el, el.id + dash + n]; }", {
+        ref: await submitRef(),
+        args: ["-", 1],
+      });
       expect(result).to.deep.equal({ type: "object", subtype: "array", value: [true, "submit-1"] });
     });
 
@@ -160,7 +166,10 @@ describe("snapshot and callOn (real hub, real Chromium)", function () {
     });
 
     it("without an element the function runs in the page's global context with args", async () => {
-      expect(await callOn("(a, b) => document.title + (a + b)", { args: [1, 2] })).to.deep.equal({ type: "string", value: "Form Fixture3" });
+      expect(await callOn("(a, b) => document.title + (a + b)", { args: [1, 2] })).to.deep.equal({
+        type: "string",
+        value: "Form Fixture3",
+      });
       expect((await callOn("function () { return this === window && arguments.length; }")).value).to.equal(0);
     });
 
@@ -172,7 +181,9 @@ describe("snapshot and callOn (real hub, real Chromium)", function () {
     });
 
     it("a promise is awaited, and maxSize truncates the value", async () => {
-      const awaited = await callOn("async (el) => { await new Promise((resolve) => setTimeout(resolve, 10)); return el.id; }", { selector: "#submit" });
+      const awaited = await callOn("async (el) => { await new Promise((resolve) => setTimeout(resolve, 10)); return el.id; }", {
+        selector: "#submit",
+      });
       expect(awaited).to.deep.equal({ type: "string", value: "submit" });
       const result = await callOn("(el) => el.id.repeat(5000)", { selector: "#submit", maxSize: 100 });
       expect(result.truncated).to.equal(true);

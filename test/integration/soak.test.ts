@@ -32,7 +32,12 @@ describe("soak, shortened: the one-hour soak script run for 24 s against a hub c
   });
 
   it("after the load, the hub is back to its tabs, descriptors, connections and CDP sessions at rest", () => {
-    expect({ tabs: report.end.tabs, connections: report.end.connections, cdpSessions: report.end.cdpSessions, inflight: report.end.inflight }).to.deep.equal({
+    expect({
+      tabs: report.end.tabs,
+      connections: report.end.connections,
+      cdpSessions: report.end.cdpSessions,
+      inflight: report.end.inflight,
+    }).to.deep.equal({
       tabs: report.rest.tabs,
       connections: 0,
       cdpSessions: report.rest.cdpSessions,

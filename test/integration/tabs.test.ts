@@ -114,7 +114,9 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
   it("a failed load is NAVIGATION_FAILED with Chrome's errorText", async () => {
     const opened = await openTab(client);
     try {
-      const error = await client.call("navigate", { target: opened.target, url: `http://127.0.0.1:${await closedPort()}/` }).catch((e: unknown) => e);
+      const error = await client
+        .call("navigate", { target: opened.target, url: `http://127.0.0.1:${await closedPort()}/` })
+        .catch((e: unknown) => e);
       expect(error).to.be.instanceOf(TabwireError);
       expect((error as TabwireError).code).to.equal(-32012);
       expect((error as TabwireError).data).to.deep.equal({ errorText: "net::ERR_CONNECTION_REFUSED" });
@@ -150,7 +152,9 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     const opened = await openTab(client);
     try {
       const started = Date.now();
-      expect((await failure(client.call("navigate", { target: opened.target, url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }))).code).to.equal(-32001);
+      expect(
+        (await failure(client.call("navigate", { target: opened.target, url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }))).code,
+      ).to.equal(-32001);
       expect(Date.now() - started).to.be.below(750);
     } finally {
       await closeTab(client, opened.target);
@@ -161,7 +165,9 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     const watcher = await connectClient(hub);
     await watcher.call("events.subscribe", { topics: ["tabs"] });
     const opened = collect(watcher, "tab.opened", (all) => all.some((t) => t.clientId === "slow-open"));
-    const error = await failure(client.call("tabs.open", { clientId: "slow-open", url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }));
+    const error = await failure(
+      client.call("tabs.open", { clientId: "slow-open", url: `${fixtures.origin}/slow?ms=5000`, timeoutMs: 500 }),
+    );
     expect(error.code).to.equal(-32001);
     const target = (await opened).find((t) => t.clientId === "slow-open")?.target;
     await collect(watcher, "tab.closed", (all) => all.some((t) => t.target === target));

@@ -79,8 +79,13 @@ describe("transport: auth, origins, limits, heartbeat, shutdown (real hub)", fun
       const missing = await scoped.call("evaluate", { target: "local:NOSUCHTAB", expression: "1" }).catch((e: RpcError) => e);
       expect(hidden).to.be.instanceOf(RpcError);
       expect((hidden as RpcError).code).to.equal(-32002);
-      expect((hidden as RpcError).message.replace(local.target, "X")).to.equal((missing as RpcError).message.replace("local:NOSUCHTAB", "X"));
-      expect((await scoped.call("tabs.open", { clientId: "local" }).catch((e: RpcError) => e)) as RpcError).to.have.property("code", -32007);
+      expect((hidden as RpcError).message.replace(local.target, "X")).to.equal(
+        (missing as RpcError).message.replace("local:NOSUCHTAB", "X"),
+      );
+      expect((await scoped.call("tabs.open", { clientId: "local" }).catch((e: RpcError) => e)) as RpcError).to.have.property(
+        "code",
+        -32007,
+      );
       expect((await full.call("evaluate", { target: mine.target, expression: "2" })) as object).to.deep.equal({ type: "number", value: 2 });
       await scoped.call("events.subscribe", { topics: ["tabs"] });
       const seen = collect<{ clientId: string }>(scoped, "tab.opened", (all) => all.length >= 1);
@@ -135,7 +140,10 @@ describe("transport: auth, origins, limits, heartbeat, shutdown (real hub)", fun
       void client.call("evaluate", { target, expression, timeoutMs: 20_000 }).catch(() => undefined);
       await fixtures.waitForMark("gone");
       await client.close();
-      expect(await observer.call("evaluate", { target, expression: "1 + 1", timeoutMs: 3_000 })).to.deep.equal({ type: "number", value: 2 });
+      expect(await observer.call("evaluate", { target, expression: "1 + 1", timeoutMs: 3_000 })).to.deep.equal({
+        type: "number",
+        value: 2,
+      });
     } finally {
       await observer.call("tabs.close", { target });
       await observer.close();
@@ -183,7 +191,10 @@ describe("logs", function () {
     closeLogging();
     const files = await readdir(logDir);
     expect(files).to.include.members(["api.log", "combined.log", "error.log"]);
-    const api = (await readFile(path.join(logDir, "api.log"), "utf8")).trim().split("\n").map((line) => JSON.parse(line) as Record<string, unknown>);
+    const api = (await readFile(path.join(logDir, "api.log"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     const evaluateLine = api.find((line) => line.method === "evaluate" && line.outcome === "ok");
     expect(evaluateLine).to.include.keys("method", "target", "durationMs", "outcome", "timestamp");
     expect(evaluateLine).to.not.have.property("params");

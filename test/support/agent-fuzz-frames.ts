@@ -20,8 +20,33 @@ export interface AgentFuzzTargets {
 }
 
 const GARBAGE = ["", " ", "{", "}", "[]", "null", "true", "42", '"x"', "{]", "[{}", "\u0000", '{"type":', "\ud800", "{'a':1}", "NaN"];
-const TYPES = ["register", "auth_verify", "ready", "ping", "status", "pong", "welcome", "registration_ack", "error", "", "REGISTER", "x".repeat(300)];
-const METHODS = ["ping", "clients.list", "tabs.list", "console.list", "evaluate", "snapshot", "tabs.close", "agent.run", "nope", "__proto__", "constructor"];
+const TYPES = [
+  "register",
+  "auth_verify",
+  "ready",
+  "ping",
+  "status",
+  "pong",
+  "welcome",
+  "registration_ack",
+  "error",
+  "",
+  "REGISTER",
+  "x".repeat(300),
+];
+const METHODS = [
+  "ping",
+  "clients.list",
+  "tabs.list",
+  "console.list",
+  "evaluate",
+  "snapshot",
+  "tabs.close",
+  "agent.run",
+  "nope",
+  "__proto__",
+  "constructor",
+];
 
 /**
  * Seeded frames for an agent socket: control frames of every type with random and hostile members, answers to calls
@@ -40,24 +65,55 @@ export class AgentFrameGenerator {
 
   next(): AgentFuzzFrame {
     const { rng } = this;
-    const kind = rng.pick(["control", "control", "control", "status", "status", "request", "request", "request", "answer", "batch", "garbage", "deep", "binary", "register"]);
+    const kind = rng.pick([
+      "control",
+      "control",
+      "control",
+      "status",
+      "status",
+      "request",
+      "request",
+      "request",
+      "answer",
+      "batch",
+      "garbage",
+      "deep",
+      "binary",
+      "register",
+    ]);
     if (kind === "register") return this.#register();
     if (kind === "control") {
       const type = rng.pick(TYPES);
       return { ...this.#text(kind, { type, ...this.#members() }), mayClose: type === "register" };
     }
-    if (kind === "status") return this.#text(kind, { type: "status", requestId: rng.chance(0.5) ? rng.text("abc-0123", 1, 36) : undefined, status: this.#value(), progress: this.#value(), message: this.#value() });
+    if (kind === "status")
+      return this.#text(kind, {
+        type: "status",
+        requestId: rng.chance(0.5) ? rng.text("abc-0123", 1, 36) : undefined,
+        status: this.#value(),
+        progress: this.#value(),
+        message: this.#value(),
+      });
     if (kind === "request") return this.#request();
     if (kind === "answer") {
       const id = rng.pick([`hub-${rng.text("0123456789abcdef", 8, 8)}-${rng.int(1, 9)}`, rng.int(0, 1e6), null]);
-      return this.#text(kind, rng.chance(0.5) ? { jsonrpc: "2.0", id, result: this.#value() } : { jsonrpc: "2.0", id, error: { code: rng.int(-33000, 0), message: this.#value() } });
+      return this.#text(
+        kind,
+        rng.chance(0.5)
+          ? { jsonrpc: "2.0", id, result: this.#value() }
+          : { jsonrpc: "2.0", id, error: { code: rng.int(-33000, 0), message: this.#value() } },
+      );
     }
     if (kind === "batch") return this.#text(kind, [{ jsonrpc: "2.0", method: "ping" }, { type: "ping" }, this.#value()]);
     if (kind === "garbage") return { data: rng.pick(GARBAGE), binary: false, kind };
     if (kind === "deep") {
       const depth = rng.chance(0.02) ? 100_000 : rng.int(100, 3_000);
       const deep = rng.chance(0.5) ? "[".repeat(depth) + "]".repeat(depth) : '{"a":'.repeat(depth) + "1" + "}".repeat(depth);
-      return this.#text(kind, { type: rng.pick(["status", "ping", "register", "ready"]), message: new Raw(deep), clientId: rng.chance(0.1) ? new Raw(deep) : "x" });
+      return this.#text(kind, {
+        type: rng.pick(["status", "ping", "register", "ready"]),
+        message: new Raw(deep),
+        clientId: rng.chance(0.1) ? new Raw(deep) : "x",
+      });
     }
     return { data: Buffer.from(Array.from({ length: rng.int(1, 64) }, () => rng.int(0, 255))), binary: true, kind };
   }
@@ -65,7 +121,12 @@ export class AgentFrameGenerator {
   #register(): AgentFuzzFrame {
     const { rng } = this;
     const clientId = rng.pick([this.#targets.own.split(":")[0] ?? "x", this.#targets.foreign, "a:b:c", "", "../x", "ok-id", 5, null]);
-    const frame = { type: "register", clientId, secretKey: rng.chance(0.7) ? rng.text("abcdef", 0, 40) : undefined, capabilities: this.#value() };
+    const frame = {
+      type: "register",
+      clientId,
+      secretKey: rng.chance(0.7) ? rng.text("abcdef", 0, 40) : undefined,
+      capabilities: this.#value(),
+    };
     return { ...this.#text("register", frame), mayClose: true };
   }
 
@@ -74,7 +135,13 @@ export class AgentFrameGenerator {
     const method = rng.pick(METHODS);
     const foreign = rng.chance(0.3);
     const target = foreign ? this.#targets.foreign : this.#targets.own;
-    const params = rng.pick([{}, { target }, { target, expression: "1 + 1", timeoutMs: 1_000 }, { target, bogus: this.#value() }, this.#value()]);
+    const params = rng.pick([
+      {},
+      { target },
+      { target, expression: "1 + 1", timeoutMs: 1_000 },
+      { target, bogus: this.#value() },
+      this.#value(),
+    ]);
     const id = `f${this.#nextId++}`;
     const frame = { jsonrpc: rng.chance(0.9) ? "2.0" : undefined, id, method, params };
     // An answer is owed for a well-formed request; one with a non-object params or a missing version is answered too.
@@ -85,7 +152,8 @@ export class AgentFrameGenerator {
   #members(): Record<string, unknown> {
     const { rng } = this;
     const members: Record<string, unknown> = {};
-    for (let i = rng.int(0, 4); i > 0; i--) members[rng.pick(["clientId", "secretKey", "verified", "capabilities", "requestId", "message", "id", "__proto__"])] = this.#value();
+    for (let i = rng.int(0, 4); i > 0; i--)
+      members[rng.pick(["clientId", "secretKey", "verified", "capabilities", "requestId", "message", "id", "__proto__"])] = this.#value();
     return members;
   }
 
@@ -93,8 +161,8 @@ export class AgentFrameGenerator {
     const { rng } = this;
     return rng.pick([
       () => rng.int(-1e9, 1e9),
-      () => rng.text("abc ;:{}\"\\\u00e9\u2028", 0, 40),
-      () => rng.chance(0.05) ? "y".repeat(rng.int(1_000, 16_000)) : "short",
+      () => rng.text('abc ;:{}"\\\u00e9\u2028', 0, 40),
+      () => (rng.chance(0.05) ? "y".repeat(rng.int(1_000, 16_000)) : "short"),
       () => null,
       () => rng.chance(0.5),
       () => ({ nested: { list: [1, "two", { three: 3 }] } }),

@@ -46,7 +46,11 @@ export async function startChildHub(env: Record<string, string>, options: ChildH
   requireChromium();
   const home = dir ?? (await mkdtemp(path.join(os.tmpdir(), "tabwire-child-")));
   const logDir = path.join(home, "logs");
-  const base = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? home, ...(process.env.CHROME_PATH ? { CHROME_PATH: process.env.CHROME_PATH } : {}) };
+  const base = {
+    PATH: process.env.PATH ?? "",
+    HOME: process.env.HOME ?? home,
+    ...(process.env.CHROME_PATH ? { CHROME_PATH: process.env.CHROME_PATH } : {}),
+  };
   const child = spawn(process.execPath, [...(inspect ? ["--inspect=127.0.0.1:0"] : []), CLI, "serve"], {
     cwd: home,
     env: { ...base, PORT: "0", LOG_DIR: logDir, LOG_LEVEL: "warn", ...env },
@@ -62,7 +66,16 @@ export async function startChildHub(env: Record<string, string>, options: ChildH
   try {
     const url = await hubListening(child, START_TIMEOUT_MS, () => output);
     const liveHeapBytes = (): Promise<number> => heapAfterGc(output);
-    return { url, port: Number(new URL(url).port), pid: child.pid as number, logDir, output: () => output, rssBytes: () => residentBytes(child.pid as number), liveHeapBytes, stop };
+    return {
+      url,
+      port: Number(new URL(url).port),
+      pid: child.pid as number,
+      logDir,
+      output: () => output,
+      rssBytes: () => residentBytes(child.pid as number),
+      liveHeapBytes,
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;
@@ -103,7 +116,11 @@ export interface RefusedStart {
 
 /** Starts `tabwire serve` with `env` (in `cwd`) and resolves once it exits; a hub that starts instead fails the test. */
 export function startRefused(env: Record<string, string>, cwd?: string, timeoutMs = 15_000): Promise<RefusedStart> {
-  const child = spawn(process.execPath, [CLI, "serve"], { cwd, env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "error", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "serve"], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", PORT: "0", LOG_LEVEL: "error", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));

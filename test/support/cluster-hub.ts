@@ -43,7 +43,12 @@ export async function startClusterHub(id: string, redisUrl: string, env: Record<
     TMPDIR: tmp,
     ...env,
   };
-  const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], { cwd: ROOT, env: settings, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["dist/src/cli.js", "serve"], {
+    cwd: ROOT,
+    env: settings,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let log = "";
   child.stderr?.on("data", (chunk: Buffer) => (log = (log + chunk.toString()).slice(-65_536)));
   try {
@@ -109,6 +114,7 @@ export async function droppedMessages(hub: ClusterHub, token: string): Promise<R
   const response = await fetch(`${httpUrl(hub)}/metrics`, { headers: { authorization: `Bearer ${token}` } });
   if (!response.ok) throw new Error(`GET /metrics of ${hub.id} answered ${response.status}`);
   const counts: Record<string, number> = {};
-  for (const sample of samplesOf(await response.text(), "tabwire_cluster_messages_dropped_total")) counts[sample.labels.reason ?? ""] = sample.value;
+  for (const sample of samplesOf(await response.text(), "tabwire_cluster_messages_dropped_total"))
+    counts[sample.labels.reason ?? ""] = sample.value;
   return counts;
 }

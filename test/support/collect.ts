@@ -5,7 +5,11 @@ import { TestRpcClient } from "./rpc-client.js";
 type Until<T> = ((all: T[]) => boolean) | { done: (all: T[]) => boolean; timeoutMs?: number };
 
 /** Collects one notification from the typed client until `done` says so, with a deadline; then stops listening. */
-export function collect<N extends keyof Notifications>(client: TabwireClient, name: N, until: Until<Notifications[N]>): Promise<Notifications[N][]>;
+export function collect<N extends keyof Notifications>(
+  client: TabwireClient,
+  name: N,
+  until: Until<Notifications[N]>,
+): Promise<Notifications[N][]>;
 /** Collects notifications of one method from a bare wire client until `done` says so, with a deadline. */
 export function collect<T>(client: TestRpcClient, method: string, until: Until<T>): Promise<T[]>;
 export function collect(client: TabwireClient | TestRpcClient, method: string, until: Until<unknown>): Promise<unknown[]> {

@@ -1,4 +1,36 @@
-import { ANY_OUTCOME, CODES, FOREIGN, Raw, Rng, SUCCEEDS, expectationOf, failsWith, toJson, type FuzzFrame, type MethodSpec, type Outcome, type Schema } from "./fuzz-rules.js";
+import {
+  ANY_OUTCOME,
+  CODES,
+  FOREIGN,
+  Raw,
+  Rng,
+  SUCCEEDS,
+  expectationOf,
+  failsWith,
+  toJson,
+  type FuzzFrame,
+  type MethodSpec,
+  type Outcome,
+  type Schema,
+} from "./fuzz-rules.js";
+import {
+  UNICODE,
+  HUGE_NUMBERS,
+  WRONG_TYPES,
+  GARBAGE,
+  STRAY,
+  BAD_UTF8,
+  SNIPPETS,
+  BLOCKING,
+  FUNCTIONS,
+  SAFE_URLS,
+  REFUSED_URLS,
+  NEAR_NAMES,
+  HEX,
+  CATEGORIES,
+  METHOD_WEIGHTS,
+  TAB_METHODS_TIMEOUT_MS,
+} from "./fuzz-corpus.js";
 
 /** Who the fuzzing connection is: its own tab and client, and tabs it must never reach. */
 export interface FuzzTargets {
@@ -27,24 +59,6 @@ interface Item {
 
 /** A frame before it is numbered, with the variant of its category that made it. */
 type Built = { variant?: string; body: Omit<FuzzFrame, "index" | "category"> };
-
-const UNICODE = ["\ud800", "\udfff", "\udc00\ud800", "\ufeff", "\u0000", "\u0001\u001f", "\u202e", "\u200f\u200e", "\u2028\u2029", "\u0085", "😀", "👨‍👩‍👧‍👦", "🏳️‍🌈", "\uffff", "\ufffe", "e\u0301\u0301\u0301", "𝕏𝕐", "\u{10ffff}", "日本語", "עברית", "\u00a0", "Z\u0335\u0321\u032a\u0353a"];
-const HUGE_NUMBERS = ["1e308", "-1e308", "1e309", "-1e400", "-0", "0.0", "-0.0", "18446744073709551616", "-9223372036854775809", "9007199254740993", "4.9e-324", "1e-400", "2.2250738585072014e-308", "1E+2", "123456789012345678901234567890", `1${"0".repeat(400)}`, `0.${"0".repeat(350)}1`, "9".repeat(5000)];
-const WRONG_TYPES: unknown[] = [null, true, false, 0, -1, 1.5, 2, "", "2.0 ", "2", "1.0", [], {}, [1], { a: 1 }, "\u0000", new Raw("1e999"), new Raw("-0"), "ping"];
-const GARBAGE = ["", " ", "null", "true", "0", "-0", "1e999", '"str"', "NaN", "Infinity", "undefined", "{'a':1}", '{"a":1,}', "[1,]", "/* */{}", '{"jsonrpc":"2.0","method":"ping","id":1}//', "\u0000", "{", "}", "[", "]", "[[]", '{"a"}', '{"a":}', '"\\x41"', '"\\u12"', '"\\ud800"', "01", "+1", ".5", "1.", "0x10", '{"jsonrpc":"2.0","method":"ping","id":01}'];
-const STRAY = [",", ":", "{", "}", "[", "]", '"', "\\", "\u0000", "x", " ", "\n", "'", "\ufeff", "\ud800"];
-const BAD_UTF8 = [[0xc0, 0x80], [0xed, 0xa0, 0x80], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80], [0xff], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0xfe, 0xfe, 0xff]];
-const SNIPPETS = ["1 + 1", "() => 2 + 2", "(a, b) => a + b", "(...a) => a.length", "undefined", "null", "NaN", "-0", "10n", "Symbol('x')", "document.body", "[1, 'two', {three: 3}]", "new Map([[1, 2]])", "new Date(0)", "(() => { const o = {}; o.o = o; return o; })()", "throw new TypeError('fuzz')", "Promise.reject(new Error('no'))", "new Promise(() => {})", "await new Promise(r => setTimeout(r, 20))", "console.log('fuzz', 1)", "console.error('x')", "alert('fuzz')", "confirm('?')", "'x'.repeat(100000)", "let a = 1; a", "var v = 2; v", "document.title = 'fuzz'", "location.reload()", "function", ")(", "}{", "debugger"];
-const BLOCKING = ["while (true) {}", "for (;;) {}"];
-const FUNCTIONS = ["(el) => el && el.tagName", "function () { return this === window; }", "() => { throw new Error('x'); }", "(el, a) => a", "async () => 1", "not a function", "}"];
-const SAFE_URLS = ["about:blank", "data:text/html,<p>fuzz</p>", "data:text/html,<button>b</button><script>console.log(1)</script>", "data:text/html,<script>alert(1)</script>", "data:,x", "http://127.0.0.1:1/", "about:blank#x"];
-const REFUSED_URLS = ["file:///etc/passwd", "javascript:alert(1)", "chrome://version", "ftp://127.0.0.1/", "127.0.0.1", "", " http://127.0.0.1:1/", "//127.0.0.1"];
-const NEAR_NAMES = ["", " ", "__proto__", "constructor", "toString", "hasOwnProperty", "rpc.discover", "system.listMethods", "\u0000", "ping\u0000", "PING", "tabs.", ".", "..", "a".repeat(10000), "evaluate ", "tabs..open", "console.*"];
-const HEX = "0123456789ABCDEF";
-const CATEGORIES: [string, number][] = [["request", 20], ["badParams", 16], ["randomMethod", 8], ["envelope", 10], ["brokenJson", 12], ["binary", 7], ["hugeNumbers", 6], ["deepNesting", 1], ["unicode", 8], ["batch", 10], ["huge", 0.03]];
-// Calls that cost the browser real work (a capture, a load) are picked less often than the cheap ones.
-const METHOD_WEIGHTS: Record<string, number> = { evaluate: 4, screenshot: 0.5, snapshot: 1, navigate: 1, "tabs.open": 1, "tabs.close": 1, "tabs.activate": 0.5, callOn: 2, content: 2, "console.list": 2, ping: 3, cancel: 2 };
-const TAB_METHODS_TIMEOUT_MS = { min: 50, max: 600 };
 
 /** Generates seeded fuzz frames for a live hub, each with the answer it is owed. */
 export class FrameGenerator {
@@ -136,7 +150,8 @@ export class FrameGenerator {
   #idOrNone(): unknown {
     const { rng } = this;
     if (rng.chance(0.12)) return undefined;
-    if (rng.chance(0.04)) return rng.pick<unknown>([null, 0, -1, 1.5, "", this.#unicode(), new Raw(rng.pick(HUGE_NUMBERS)), "x".repeat(rng.int(1000, 20000))]);
+    if (rng.chance(0.04))
+      return rng.pick<unknown>([null, 0, -1, 1.5, "", this.#unicode(), new Raw(rng.pick(HUGE_NUMBERS)), "x".repeat(rng.int(1000, 20000))]);
     const id = rng.chance(0.5) ? this.#nextId++ : `f${this.#nextId++}`;
     this.#recentIds.push(id);
     if (this.#recentIds.length > 64) this.#recentIds.shift();
@@ -157,7 +172,8 @@ export class FrameGenerator {
     const { rng } = this;
     const params: Record<string, unknown> = {};
     for (const param of spec.params) {
-      if (param.name !== "target" && (param.required || rng.chance(0.35))) params[param.name] = this.#validValue(spec.name, param.name, param.schema);
+      if (param.name !== "target" && (param.required || rng.chance(0.35)))
+        params[param.name] = this.#validValue(spec.name, param.name, param.schema);
     }
     if (spec.name === "tabs.open") return this.#tabsOpen(params);
     if (!spec.params.some((param) => param.name === "target")) return { params, intent: spec.name === "ping" ? SUCCEEDS : ANY_OUTCOME };
@@ -166,7 +182,11 @@ export class FrameGenerator {
     if (kind !== "own") return { params, intent: kind === "malformed" ? failsWith(CODES.INVALID_PARAMS) : FOREIGN };
     if (spec.name === "console.subscribe") this.#subscribed++;
     const blocking = typeof params.expression === "string" && BLOCKING.includes(params.expression);
-    params.timeoutMs = blocking ? rng.int(20, 150) : rng.chance(0.05) ? rng.int(1, 5) : rng.int(TAB_METHODS_TIMEOUT_MS.min, TAB_METHODS_TIMEOUT_MS.max);
+    params.timeoutMs = blocking
+      ? rng.int(20, 150)
+      : rng.chance(0.05)
+        ? rng.int(1, 5)
+        : rng.int(TAB_METHODS_TIMEOUT_MS.min, TAB_METHODS_TIMEOUT_MS.max);
     return { params, intent: ANY_OUTCOME };
   }
 
@@ -183,8 +203,13 @@ export class FrameGenerator {
   }
 
   #targetKind(method: string): "own" | "foreign" | "malformed" {
-    const own = method === "tabs.close" || (method === "console.subscribe" && this.#subscribed >= this.#options.maxSubscriptions) ? 0 : 0.15;
-    return this.#weighted<"own" | "foreign" | "malformed">([["own", own], ["foreign", 0.75], ["malformed", 0.1]]);
+    const own =
+      method === "tabs.close" || (method === "console.subscribe" && this.#subscribed >= this.#options.maxSubscriptions) ? 0 : 0.15;
+    return this.#weighted<"own" | "foreign" | "malformed">([
+      ["own", own],
+      ["foreign", 0.75],
+      ["malformed", 0.1],
+    ]);
   }
 
   /** The own tab, a tab of another client, the own client with another client's tab id (and the reverse), or garbage. */
@@ -192,10 +217,17 @@ export class FrameGenerator {
     const { rng } = this;
     const { own, ownClientId, foreign } = this.#options.targets;
     if (kind === "own") return own;
-    if (kind === "malformed") return rng.pick(["", "nocolon", "a:b:c", ":x", "x:", `${this.#unicode()}:x`, `${"x".repeat(200)}:y`, ` ${own}`, `${own} `]);
+    if (kind === "malformed")
+      return rng.pick(["", "nocolon", "a:b:c", ":x", "x:", `${this.#unicode()}:x`, `${"x".repeat(200)}:y`, ` ${own}`, `${own} `]);
     const other = rng.pick(foreign);
     const tabOf = (target: string): string => target.slice(target.indexOf(":") + 1);
-    return rng.pick([other, `${ownClientId}:${tabOf(other)}`, `local:${tabOf(own)}`, `${ownClientId}:${rng.text(HEX, 32, 32)}`, `local:${rng.text(HEX, 1, 40)}`]);
+    return rng.pick([
+      other,
+      `${ownClientId}:${tabOf(other)}`,
+      `local:${tabOf(own)}`,
+      `${ownClientId}:${rng.text(HEX, 32, 32)}`,
+      `local:${rng.text(HEX, 1, 40)}`,
+    ]);
   }
 
   #validValue(method: string, name: string, schema: Schema): unknown {
@@ -204,7 +236,11 @@ export class FrameGenerator {
       case "url":
         return method === "agent.run" ? rng.pick(SAFE_URLS) : rng.pick([...SAFE_URLS, ...REFUSED_URLS]);
       case "expression":
-        return rng.chance(0.02) ? rng.pick(BLOCKING) : rng.chance(0.85) ? rng.pick(SNIPPETS) : rng.text("abc(){}[];=+-*/'\"`.,!?1 \n", 0, 40);
+        return rng.chance(0.02)
+          ? rng.pick(BLOCKING)
+          : rng.chance(0.85)
+            ? rng.pick(SNIPPETS)
+            : rng.text("abc(){}[];=+-*/'\"`.,!?1 \n", 0, 40);
       case "functionDeclaration":
         return rng.pick(FUNCTIONS);
       case "selector":
@@ -220,7 +256,12 @@ export class FrameGenerator {
       case "clientId":
         return rng.pick([this.#options.targets.ownClientId, "control", "local", rng.text(HEX, 1, 12)]);
       case "clip":
-        return { x: rng.pick<unknown>([0, 10, -5, new Raw("1e308")]), y: rng.pick([0, 10]), width: rng.pick<unknown>([1, 50, 400, new Raw("4.9e-324")]), height: rng.chance(0.02) ? new Raw("1e308") : rng.pick([1, 50, 300]) };
+        return {
+          x: rng.pick<unknown>([0, 10, -5, new Raw("1e308")]),
+          y: rng.pick([0, 10]),
+          width: rng.pick<unknown>([1, 50, 400, new Raw("4.9e-324")]),
+          height: rng.chance(0.02) ? new Raw("1e308") : rng.pick([1, 50, 300]),
+        };
       case "scale":
         return rng.pick([0.1, 0.5, 1, 1.5]);
       case "maxSize":
@@ -249,11 +290,19 @@ export class FrameGenerator {
         return rng.int(min, typeof schema.maximum === "number" ? schema.maximum : min + 100);
       }
       case "string":
-        return typeof schema.pattern === "string" ? rng.text("abcXYZ019._-", 1, 12) : rng.chance(0.2) ? this.#unicode() : rng.text("abc xyz", 0, 12);
+        return typeof schema.pattern === "string"
+          ? rng.text("abcXYZ019._-", 1, 12)
+          : rng.chance(0.2)
+            ? this.#unicode()
+            : rng.text("abc xyz", 0, 12);
       case "array":
         return items ? Array.from({ length: rng.int(1, 3) }, () => this.#fromSchema(items)) : [];
       case "object":
-        return schema.properties ? Object.fromEntries(Object.entries(schema.properties as Record<string, Schema>).map(([key, value]) => [key, this.#fromSchema(value)])) : {};
+        return schema.properties
+          ? Object.fromEntries(
+              Object.entries(schema.properties as Record<string, Schema>).map(([key, value]) => [key, this.#fromSchema(value)]),
+            )
+          : {};
       default:
         return this.#randomParams();
     }
@@ -266,13 +315,21 @@ export class FrameGenerator {
     const params: Record<string, unknown> = {};
     // Never the own tab for tabs.close: one break that the hub let through would close it for the rest of the run.
     const target = spec.name === "tabs.close" ? this.#target("foreign") : this.#options.targets.own;
-    for (const param of spec.params) if (param.required || rng.chance(0.3)) params[param.name] = param.name === "target" ? target : this.#validValue(spec.name, param.name, param.schema);
+    for (const param of spec.params)
+      if (param.required || rng.chance(0.3))
+        params[param.name] = param.name === "target" ? target : this.#validValue(spec.name, param.name, param.schema);
     const required = spec.params.filter((param) => param.required);
     const breakable = spec.params.filter((param) => this.#wrongValue(param.name, param.schema) !== undefined);
-    const how = rng.pick(["unknown", "array", ...(required.length > 0 ? ["missing"] : []), ...(breakable.length > 0 ? ["wrongType", "wrongType"] : [])]);
+    const how = rng.pick([
+      "unknown",
+      "array",
+      ...(required.length > 0 ? ["missing"] : []),
+      ...(breakable.length > 0 ? ["wrongType", "wrongType"] : []),
+    ]);
     // defineProperty, so that "__proto__" becomes a member as JSON.parse makes it, not the object's prototype.
     const unknown = rng.pick(["bogus", "__proto__", "constructor", "Target", "timeout", "", this.#unicode()]);
-    if (how === "unknown") Object.defineProperty(params, unknown, { value: rng.pick(WRONG_TYPES), enumerable: true, writable: true, configurable: true });
+    if (how === "unknown")
+      Object.defineProperty(params, unknown, { value: rng.pick(WRONG_TYPES), enumerable: true, writable: true, configurable: true });
     if (how === "missing") delete params[rng.pick(required).name];
     if (how === "wrongType") {
       const param = rng.pick(breakable);
@@ -288,7 +345,12 @@ export class FrameGenerator {
     if (name === "timeoutMs") return rng.pick<unknown>([0, -1, 1.5, "100", 600001, new Raw("1e308"), new Raw("18446744073709551616")]);
     if (schema.pattern) return rng.pick(["", "no colon", "a:b:c", "\ud800:\ud800", `${"x".repeat(300)}:y`, " local:x", 5]);
     if (Array.isArray(schema.enum)) return rng.pick<unknown>(["nope", 1, null, true]);
-    const below = typeof schema.minimum === "number" ? [schema.minimum - 1] : typeof schema.exclusiveMinimum === "number" ? [schema.exclusiveMinimum] : [];
+    const below =
+      typeof schema.minimum === "number"
+        ? [schema.minimum - 1]
+        : typeof schema.exclusiveMinimum === "number"
+          ? [schema.exclusiveMinimum]
+          : [];
     const above = typeof schema.maximum === "number" ? [schema.maximum + 1] : [];
     const long = typeof schema.maxLength === "number" && schema.maxLength <= 8192 ? ["x".repeat(schema.maxLength + 1)] : [];
     const type = Array.isArray(schema.type) ? "id" : schema.oneOf ? "oneOf" : schema.type;
@@ -309,12 +371,28 @@ export class FrameGenerator {
   #randomMethod(): string {
     const { rng } = this;
     const real = this.rng.pick([...this.#methods]);
-    return rng.pick([rng.text("abcdefghijklmnopqrstuvwxyz._-/$ ", 1, 40), rng.pick(NEAR_NAMES), real.toUpperCase(), `${real}.`, `rpc.${real}`, `${real}\u200b`, this.#unicode()]);
+    return rng.pick([
+      rng.text("abcdefghijklmnopqrstuvwxyz._-/$ ", 1, 40),
+      rng.pick(NEAR_NAMES),
+      real.toUpperCase(),
+      `${real}.`,
+      `rpc.${real}`,
+      `${real}\u200b`,
+      this.#unicode(),
+    ]);
   }
 
   #randomParams(): unknown {
     const { rng } = this;
-    return rng.pick<unknown>([undefined, {}, [], [1, "a"], { a: 1 }, { target: this.#options.targets.own }, { [this.#unicode()]: this.#unicode() }]);
+    return rng.pick<unknown>([
+      undefined,
+      {},
+      [],
+      [1, "a"],
+      { a: 1 },
+      { target: this.#options.targets.own },
+      { [this.#unicode()]: this.#unicode() },
+    ]);
   }
 
   /** A request whose envelope has one field of the wrong type, missing, or added. */
@@ -322,7 +400,12 @@ export class FrameGenerator {
     const { rng } = this;
     // Not tabs.open: a break that leaves a valid request (an added "result" member, say) would open a tab each time.
     const method = rng.pick([...this.#methods].filter((name) => name !== "tabs.open"));
-    const request: Record<string, unknown> = { jsonrpc: "2.0", id: this.#nextId++, method, params: rng.pick<unknown>([{}, undefined, { x: 1 }]) };
+    const request: Record<string, unknown> = {
+      jsonrpc: "2.0",
+      id: this.#nextId++,
+      method,
+      params: rng.pick<unknown>([{}, undefined, { x: 1 }]),
+    };
     const field = rng.pick(["jsonrpc", "id", "method", "params", "result", "error"]);
     const how = rng.pick(["wrong", "wrong", "missing"]);
     if (how === "missing") delete request[field];
@@ -344,8 +427,15 @@ export class FrameGenerator {
     if (where === "id") return { text: this.#envelope(raw, "ping"), intent: SUCCEEDS, variant: where };
     const spec = this.#anyMethod();
     const { params, intent } = this.#validParams(spec);
-    const names = ["expression", "selector", "url", "subscriptionId", "tool", "clientId", "functionDeclaration"].filter((key) => spec.params.some((param) => param.name === key));
-    if (where === "key" || names.length === 0) return { text: this.#envelope(this.#nextId++, spec.name, { ...params, [text]: 1 }), intent: failsWith(CODES.INVALID_PARAMS), variant: "key" };
+    const names = ["expression", "selector", "url", "subscriptionId", "tool", "clientId", "functionDeclaration"].filter((key) =>
+      spec.params.some((param) => param.name === key),
+    );
+    if (where === "key" || names.length === 0)
+      return {
+        text: this.#envelope(this.#nextId++, spec.name, { ...params, [text]: 1 }),
+        intent: failsWith(CODES.INVALID_PARAMS),
+        variant: "key",
+      };
     const name = rng.pick(names);
     return { text: this.#envelope(this.#nextId++, spec.name, { ...params, [name]: raw }), intent, variant: `${spec.name}/${name}` };
   }
@@ -354,7 +444,12 @@ export class FrameGenerator {
   #hugeNumberItem(): Item {
     const { rng } = this;
     const number = new Raw(rng.pick(HUGE_NUMBERS));
-    const where = this.#weighted([["id", 3], ["param", 3], ["args", 1], ["cancel", 1]]);
+    const where = this.#weighted([
+      ["id", 3],
+      ["param", 3],
+      ["args", 1],
+      ["cancel", 1],
+    ]);
     if (where === "id") return { text: this.#envelope(number, "ping"), intent: SUCCEEDS, variant: where };
     if (where === "cancel") return { text: this.#envelope(this.#nextId++, "cancel", { id: number }), variant: where };
     if (where === "args") {
@@ -362,7 +457,9 @@ export class FrameGenerator {
       const params = { target: this.#options.targets.own, expression: "(...a) => a.map(String)", args, timeoutMs: 300 };
       return { text: this.#envelope(this.#nextId++, "evaluate", params), intent: ANY_OUTCOME, variant: where };
     }
-    const spec = rng.pick(this.#options.methods.filter((method) => method.params.some((param) => ["integer", "number"].includes(String(param.schema.type)))));
+    const spec = rng.pick(
+      this.#options.methods.filter((method) => method.params.some((param) => ["integer", "number"].includes(String(param.schema.type)))),
+    );
     const { params, intent } = this.#validParams(spec);
     const name = rng.pick(spec.params.filter((param) => ["integer", "number"].includes(String(param.schema.type)))).name;
     return { text: this.#envelope(this.#nextId++, spec.name, { ...params, [name]: number }), intent, variant: `${spec.name}/${name}` };
@@ -379,9 +476,24 @@ export class FrameGenerator {
     const deep = new Raw(this.#deep());
     const own = this.#options.targets.own;
     const where = rng.pick(["args", "agent", "params", "id", "method"]);
-    if (where === "args") return { text: this.#envelope(this.#nextId++, "evaluate", { target: own, expression: "(a) => typeof a", args: [deep], timeoutMs: 300 }), intent: ANY_OUTCOME, variant: where };
-    if (where === "agent") return { text: this.#envelope(this.#nextId++, "agent.run", { target: own, input: "x", model: deep, metadata: { deep } }), intent: ANY_OUTCOME, variant: where };
-    if (where === "params") return { text: this.#envelope(this.#nextId++, rng.pick([...this.#methods]), { deep }), intent: failsWith(CODES.INVALID_PARAMS), variant: where };
+    if (where === "args")
+      return {
+        text: this.#envelope(this.#nextId++, "evaluate", { target: own, expression: "(a) => typeof a", args: [deep], timeoutMs: 300 }),
+        intent: ANY_OUTCOME,
+        variant: where,
+      };
+    if (where === "agent")
+      return {
+        text: this.#envelope(this.#nextId++, "agent.run", { target: own, input: "x", model: deep, metadata: { deep } }),
+        intent: ANY_OUTCOME,
+        variant: where,
+      };
+    if (where === "params")
+      return {
+        text: this.#envelope(this.#nextId++, rng.pick([...this.#methods]), { deep }),
+        intent: failsWith(CODES.INVALID_PARAMS),
+        variant: where,
+      };
     return { text: where === "id" ? this.#envelope(deep, "ping") : this.#envelope(this.#nextId++, deep), variant: where };
   }
 
@@ -409,13 +521,28 @@ export class FrameGenerator {
     const { rng } = this;
     const bad = Buffer.from(Array.from({ length: rng.int(1, 3) }, () => rng.pick(BAD_UTF8)).flat());
     const item = this.#item("request");
-    const how = this.#weighted([["random", 2], ["inMethod", 2], ["inString", 1], ["anywhere", 2], ["utf16", 1], ["bom", 1], ["plain", 1]]);
+    const how = this.#weighted([
+      ["random", 2],
+      ["inMethod", 2],
+      ["inString", 1],
+      ["anywhere", 2],
+      ["utf16", 1],
+      ["bom", 1],
+      ["plain", 1],
+    ]);
     const at = rng.int(0, item.text.length);
     const own = this.#options.targets.own;
     const parts: Record<string, () => Buffer> = {
       random: () => Buffer.from(Array.from({ length: rng.int(0, 200) }, () => rng.int(0, 255))),
       inMethod: () => Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${this.#nextId++},"method":"`), bad, Buffer.from('"}')]),
-      inString: () => Buffer.concat([Buffer.from(`{"jsonrpc":"2.0","id":${this.#nextId++},"method":"evaluate","params":{"target":"${own}","timeoutMs":300,"expression":"'`), bad, Buffer.from(`'"}}`)]),
+      inString: () =>
+        Buffer.concat([
+          Buffer.from(
+            `{"jsonrpc":"2.0","id":${this.#nextId++},"method":"evaluate","params":{"target":"${own}","timeoutMs":300,"expression":"'`,
+          ),
+          bad,
+          Buffer.from(`'"}}`),
+        ]),
       anywhere: () => Buffer.concat([Buffer.from(item.text.slice(0, at)), bad, Buffer.from(item.text.slice(at))]),
       utf16: () => Buffer.from(item.text, "utf16le"),
       bom: () => Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(item.text)]),
@@ -429,13 +556,35 @@ export class FrameGenerator {
   #batch(): Built {
     const { rng } = this;
     const { maxBatch } = this.#options;
-    const how = this.#weighted([["empty", 1], ["overMax", 1], ["notifications", 2], ["nested", 2], ["full", 1], ["mixed", 13]]);
-    const mixed = (): Item => this.#item(rng.pick(["request", "request", "badParams", "randomMethod", "envelope", "unicode", "hugeNumbers", "other"]));
-    const notification = (): Item => ({ text: this.#envelope(undefined, rng.pick(["ping", "nope", "tabs.list", "cancel"]), rng.pick<unknown>([undefined, {}, { id: 1 }])) });
+    const how = this.#weighted([
+      ["empty", 1],
+      ["overMax", 1],
+      ["notifications", 2],
+      ["nested", 2],
+      ["full", 1],
+      ["mixed", 13],
+    ]);
+    const mixed = (): Item =>
+      this.#item(rng.pick(["request", "request", "badParams", "randomMethod", "envelope", "unicode", "hugeNumbers", "other"]));
+    const notification = (): Item => ({
+      text: this.#envelope(undefined, rng.pick(["ping", "nope", "tabs.list", "cancel"]), rng.pick<unknown>([undefined, {}, { id: 1 }])),
+    });
     const count = how === "overMax" ? maxBatch + rng.int(1, 50) : how === "full" ? maxBatch : how === "empty" ? 0 : rng.int(1, 20);
-    const items: Item[] = Array.from({ length: count }, () => (how === "notifications" ? notification() : how === "overMax" ? { text: this.#envelope(this.#nextId++, "ping") } : mixed()));
-    if (how === "nested") return { variant: how, body: this.#frame(`[${rng.chance(0.5) ? "" : `${mixed().text},`}[${items.map((item) => item.text).join(",")}]]`) };
-    return { variant: how, body: this.#frame(`[${items.map((item) => item.text).join(",")}]`, items.map((item) => item.intent)) };
+    const items: Item[] = Array.from({ length: count }, () =>
+      how === "notifications" ? notification() : how === "overMax" ? { text: this.#envelope(this.#nextId++, "ping") } : mixed(),
+    );
+    if (how === "nested")
+      return {
+        variant: how,
+        body: this.#frame(`[${rng.chance(0.5) ? "" : `${mixed().text},`}[${items.map((item) => item.text).join(",")}]]`),
+      };
+    return {
+      variant: how,
+      body: this.#frame(
+        `[${items.map((item) => item.text).join(",")}]`,
+        items.map((item) => item.intent),
+      ),
+    };
   }
 
   /** Frames of 100 KB to 3 MB: a long expression, method name, id or unknown param, a 5,000-request batch. */
@@ -446,10 +595,16 @@ export class FrameGenerator {
     const how = rng.pick(["expression", "method", "id", "param", "batch"]);
     const long = "x".repeat(size);
     const texts: Record<string, () => [string, Outcome | undefined]> = {
-      expression: () => [this.#envelope(this.#nextId++, "evaluate", { target: own, expression: `'${long}'.length`, maxSize: 100, timeoutMs: 1000 }), ANY_OUTCOME],
+      expression: () => [
+        this.#envelope(this.#nextId++, "evaluate", { target: own, expression: `'${long}'.length`, maxSize: 100, timeoutMs: 1000 }),
+        ANY_OUTCOME,
+      ],
       method: () => [this.#envelope(this.#nextId++, long), undefined],
       id: () => [this.#envelope(long.slice(0, 200_000), "ping"), SUCCEEDS],
-      param: () => [this.#envelope(this.#nextId++, "ping", { [rng.chance(0.5) ? long.slice(0, 1000) : "x"]: long }), failsWith(CODES.INVALID_PARAMS)],
+      param: () => [
+        this.#envelope(this.#nextId++, "ping", { [rng.chance(0.5) ? long.slice(0, 1000) : "x"]: long }),
+        failsWith(CODES.INVALID_PARAMS),
+      ],
       batch: () => [`[${Array.from({ length: 5000 }, () => this.#envelope(this.#nextId++, "ping")).join(",")}]`, undefined],
     };
     const [text, intent] = (texts[how] ?? texts.method!)();

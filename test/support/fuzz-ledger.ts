@@ -44,7 +44,9 @@ function batchItem(text: string, key: string): string | undefined {
   try {
     const value: unknown = JSON.parse(text);
     if (!Array.isArray(value)) return undefined;
-    const item: unknown = value.find((entry: { id?: unknown } | null) => typeof entry === "object" && entry !== null && keyOf(entry.id) === key);
+    const item: unknown = value.find(
+      (entry: { id?: unknown } | null) => typeof entry === "object" && entry !== null && keyOf(entry.id) === key,
+    );
     return item === undefined ? undefined : JSON.stringify(item);
   } catch {
     return undefined;
@@ -53,7 +55,7 @@ function batchItem(text: string, key: string): string | undefined {
 
 /** Whether a response is what `pending` was owed: strictly, or as any request may be answered (OVERLOADED, CANCELLED, a refused shared id). */
 function accepts(pending: Pending, response: Response, lenient: boolean): boolean {
-  if (response.jsonrpc !== "2.0" || ("result" in response) === ("error" in response)) return false;
+  if (response.jsonrpc !== "2.0" || "result" in response === "error" in response) return false;
   if ("result" in response) return pending.outcome.result;
   const code = response.error?.code;
   if (typeof code !== "number") return false;
@@ -104,7 +106,15 @@ export class AnswerLedger {
       const list = this.#pending.get(owed.key) ?? [];
       for (const other of list) other.shared = true;
       const { outcome, isRequest } = owed;
-      list.push({ frame: frame.index, category: frame.category, data: frame.data, outcome, isRequest, shared: list.length > 0, sentAt: performance.now() });
+      list.push({
+        frame: frame.index,
+        category: frame.category,
+        data: frame.data,
+        outcome,
+        isRequest,
+        shared: list.length > 0,
+        sentAt: performance.now(),
+      });
       this.#pending.set(owed.key, list);
       this.#outstanding++;
     }
@@ -158,7 +168,8 @@ export class AnswerLedger {
   async drain(ms: number): Promise<void> {
     const deadline = Date.now() + ms;
     while (this.#outstanding > 0 && Date.now() < deadline) await this.nextAnswer(deadline - Date.now()).catch(() => undefined);
-    for (const [key, list] of this.#pending) for (const p of list) this.findings.push({ kind: "missing", frame: p.frame, category: p.category, sent: preview(p.data, key) });
+    for (const [key, list] of this.#pending)
+      for (const p of list) this.findings.push({ kind: "missing", frame: p.frame, category: p.category, sent: preview(p.data, key) });
     this.#pending.clear();
   }
 
@@ -206,7 +217,8 @@ export class AnswerLedger {
         const pending = pairs[i] ?? list.find((p) => !pairs.includes(p));
         if (!pending) return void this.findings.push({ kind: "unexpected", answer });
         this.#take(key, pending, response);
-        if (!pairs[i]) this.findings.push({ kind: "wrong", frame: pending.frame, category: pending.category, sent: preview(pending.data, key), answer });
+        if (!pairs[i])
+          this.findings.push({ kind: "wrong", frame: pending.frame, category: pending.category, sent: preview(pending.data, key), answer });
       });
     }
   }
@@ -268,7 +280,10 @@ export function summarize(findings: readonly Finding[]): string {
     else groups.set(key, { count: 1, first: finding });
   }
   return [...groups.entries()]
-    .map(([key, { count, first }]) => `  ${key} x${count}: frame #${first.frame ?? "-"} sent ${first.sent ?? "-"}\n      answer ${first.answer ?? "(none)"}`)
+    .map(
+      ([key, { count, first }]) =>
+        `  ${key} x${count}: frame #${first.frame ?? "-"} sent ${first.sent ?? "-"}\n      answer ${first.answer ?? "(none)"}`,
+    )
     .join("\n");
 }
 

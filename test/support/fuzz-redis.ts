@@ -39,10 +39,37 @@ const EVENTS = "tabwire:events";
 const STALE_MIN_MS = 40_000;
 // Captured messages are replayed only while they are well within the 30 s window (else they would be stale).
 const REPLAY_WITHIN_MS = 15_000;
-const GARBAGE = ["", " ", "null", "{", "}", "[1,]", '{"type":"call"', "tw1", "tw1\n{}", "TW1 x", '{"type":"answer","id":1}', "\u0000", "\ud800", "\ufeff{}", "1e999", '"call"'];
+const GARBAGE = [
+  "",
+  " ",
+  "null",
+  "{",
+  "}",
+  "[1,]",
+  '{"type":"call"',
+  "tw1",
+  "tw1\n{}",
+  "TW1 x",
+  '{"type":"answer","id":1}',
+  "\u0000",
+  "\ud800",
+  "\ufeff{}",
+  "1e999",
+  '"call"',
+];
 const CATEGORIES: [string, number][] = [
-  ["randomBytes", 12], ["brokenJson", 12], ["unsigned", 20], ["forged", 15], ["stale", 10], ["badHeader", 5],
-  ["signedMalformed", 8], ["misdirected", 5], ["replay", 8], ["harmless", 4], ["huge", 0.15], ["deep", 0.15],
+  ["randomBytes", 12],
+  ["brokenJson", 12],
+  ["unsigned", 20],
+  ["forged", 15],
+  ["stale", 10],
+  ["badHeader", 5],
+  ["signedMalformed", 8],
+  ["misdirected", 5],
+  ["replay", 8],
+  ["harmless", 4],
+  ["huge", 0.15],
+  ["deep", 0.15],
 ];
 
 /** Seeded random and malformed messages for a cluster's Redis channels, each with what the instances must do with it. */
@@ -84,7 +111,10 @@ export class RedisMessageGenerator {
         return { message: this.#signer.seal(JSON.stringify(this.#shaped()), this.#recipient(channel), Date.now() + offset), fate: "stale" };
       }
       case "badHeader":
-        return { message: rng.pick([`tw1 ${rng.text("abc 0123", 0, 40)}`, `tw1 1 2 3\n{}`, `tw1 ${Date.now()} x y z w\n{}`]), fate: "malformed" };
+        return {
+          message: rng.pick([`tw1 ${rng.text("abc 0123", 0, 40)}`, `tw1 1 2 3\n{}`, `tw1 ${Date.now()} x y z w\n{}`]),
+          fate: "malformed",
+        };
       case "signedMalformed":
         return { message: this.#signedMalformed(channel), fate: "malformed" };
       case "misdirected":
@@ -94,7 +124,10 @@ export class RedisMessageGenerator {
       case "harmless":
         return { message: this.#signer.seal(JSON.stringify(this.#harmless(channel)), this.#recipient(channel)), fate: "taken" };
       case "huge":
-        return { message: `{"type":"notify","conn":"c","method":"m","params":{"x":"${"x".repeat(rng.int(this.#options.maxMessageBytes + 1, 600_000))}"}}`, fate: "too_large" };
+        return {
+          message: `{"type":"notify","conn":"c","method":"m","params":{"x":"${"x".repeat(rng.int(this.#options.maxMessageBytes + 1, 600_000))}"}}`,
+          fate: "too_large",
+        };
       default:
         return { message: `{"type":"notify","conn":"c","method":"m","params":${deepJson(100_000)}}`, fate: "too_large" };
     }
@@ -112,7 +145,12 @@ export class RedisMessageGenerator {
     ]);
     return rng.pick([
       { type: "call", id, from: FUZZ_SENDER, conn: id, scope: null, peer: "fuzz", ...harm },
-      { type: "answer", id, from: rng.pick(this.#options.instances), response: JSON.stringify({ jsonrpc: "2.0", id, result: { value: "forged" } }) },
+      {
+        type: "answer",
+        id,
+        from: rng.pick(this.#options.instances),
+        response: JSON.stringify({ jsonrpc: "2.0", id, result: { value: "forged" } }),
+      },
       { type: "notify", conn: id, method: "console.message", params: { text: "forged" } },
       { type: "cancel", id, from: FUZZ_SENDER, conn: id },
       { type: "closed", from: FUZZ_SENDER, conn: id },
@@ -124,7 +162,15 @@ export class RedisMessageGenerator {
   // Signed with the secret but harmless if taken: nothing in the cluster is called by these ids and connections.
   #harmless(channel = EVENTS): Record<string, unknown> {
     const id = this.rng.text("abcdef0123456789", 8, 32);
-    if (channel === EVENTS) return { type: "event", from: FUZZ_SENDER, topic: "tabs", clientId: `fuzz${id}`, method: "tab.opened", params: { target: `fuzz${id}:X` } };
+    if (channel === EVENTS)
+      return {
+        type: "event",
+        from: FUZZ_SENDER,
+        topic: "tabs",
+        clientId: `fuzz${id}`,
+        method: "tab.opened",
+        params: { target: `fuzz${id}:X` },
+      };
     return this.rng.pick([
       { type: "answer", id, from: FUZZ_SENDER, response: "{}" },
       { type: "notify", conn: id, method: "console.message", params: { text: "x" } },
@@ -155,7 +201,8 @@ export class RedisMessageGenerator {
     const fresh = captured.filter((message) => Date.now() - message.seenAtMs < REPLAY_WITHIN_MS);
     captured.splice(0, captured.length, ...fresh.slice(-50));
     const message = captured.length > 0 ? captured[this.rng.int(0, captured.length - 1)] : undefined;
-    if (!message) return { message: this.#wrongKey.seal(JSON.stringify(this.#shaped()), "*"), fate: "forged", variant: "nothing captured yet" };
+    if (!message)
+      return { message: this.#wrongKey.seal(JSON.stringify(this.#shaped()), "*"), fate: "forged", variant: "nothing captured yet" };
     return { message: message.text, fate: "replayed", variant: message.text.includes(`"type":"answer"`) ? "answer" : "call" };
   }
 

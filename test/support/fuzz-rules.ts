@@ -121,7 +121,11 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const encoder = new TextEncoder();
 
 /** The answer JSON-RPC 2.0 requires for a frame; `intents` say what each well-formed request may get, in frame order. */
-export function expectationOf(data: string | Uint8Array, intents: readonly (Outcome | undefined)[], rules: { maxBatch: number; methods: ReadonlySet<string> }): Expectation {
+export function expectationOf(
+  data: string | Uint8Array,
+  intents: readonly (Outcome | undefined)[],
+  rules: { maxBatch: number; methods: ReadonlySet<string> },
+): Expectation {
   let value: unknown;
   try {
     value = JSON.parse(decoder.decode(typeof data === "string" ? encoder.encode(data) : data));
@@ -173,6 +177,10 @@ export function loadMethodSpecs(): MethodSpec[] {
   };
   return document.methods.map((method) => ({
     name: method.name,
-    params: method.params.map((param) => ({ name: param.name, required: param.required === true, schema: resolve(param.schema as Schema) })),
+    params: method.params.map((param) => ({
+      name: param.name,
+      required: param.required === true,
+      schema: resolve(param.schema as Schema),
+    })),
   }));
 }

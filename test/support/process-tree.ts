@@ -27,7 +27,7 @@ export function processTree(pid: number): number[] {
     if (parent !== undefined) children.set(parent, [...(children.get(parent) ?? []), child]);
   }
   const tree: number[] = [];
-  for (const queue = [pid]; queue.length > 0; ) {
+  for (const queue = [pid]; queue.length > 0;) {
     const next = queue.shift() as number;
     tree.push(next);
     queue.push(...(children.get(next) ?? []));
@@ -37,7 +37,9 @@ export function processTree(pid: number): number[] {
 
 /** The children of `pid` whose command line includes `marker`. */
 export function childrenWith(pid: number, marker: string): number[] {
-  return processTree(pid).filter((child) => child !== pid && stat(child)?.ppid === pid && commandLine(child).some((arg) => arg.includes(marker)));
+  return processTree(pid).filter(
+    (child) => child !== pid && stat(child)?.ppid === pid && commandLine(child).some((arg) => arg.includes(marker)),
+  );
 }
 
 /** The arguments a process was started with. */

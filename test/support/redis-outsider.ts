@@ -74,7 +74,9 @@ export class RedisOutsider {
   /** Publishes many messages pipelined, a bounded number in flight at once. */
   async publishAll(publications: readonly Publication[]): Promise<void> {
     for (let from = 0; from < publications.length; from += PIPELINE_DEPTH) {
-      await Promise.all(publications.slice(from, from + PIPELINE_DEPTH).map(({ channel, message }) => this.#publisher.publish(channel, message)));
+      await Promise.all(
+        publications.slice(from, from + PIPELINE_DEPTH).map(({ channel, message }) => this.#publisher.publish(channel, message)),
+      );
     }
   }
 

@@ -37,7 +37,20 @@ export async function startRedisServer(options: { tls?: RedisTlsFiles } = {}): P
   const port = await freePort();
   const { tls } = options;
   const listen = tls
-    ? ["--port", "0", "--tls-port", String(port), "--tls-cert-file", tls.certFile, "--tls-key-file", tls.keyFile, "--tls-ca-cert-file", tls.caFile, "--tls-auth-clients", "no"]
+    ? [
+        "--port",
+        "0",
+        "--tls-port",
+        String(port),
+        "--tls-cert-file",
+        tls.certFile,
+        "--tls-key-file",
+        tls.keyFile,
+        "--tls-ca-cert-file",
+        tls.caFile,
+        "--tls-auth-clients",
+        "no",
+      ]
     : ["--port", String(port)];
   let child = await launch(listen);
   return {
@@ -57,7 +70,10 @@ async function launch(listen: string[]): Promise<ChildProcess> {
   const child = spawn(REDIS_SERVER, args, { stdio: ["ignore", "pipe", "pipe"] });
   await new Promise<void>((resolve, reject) => {
     let seen = "";
-    const timer = setTimeout(() => fail(new Error(`redis-server did not start within ${START_TIMEOUT_MS} ms: ${seen.slice(-500)}`)), START_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`redis-server did not start within ${START_TIMEOUT_MS} ms: ${seen.slice(-500)}`)),
+      START_TIMEOUT_MS,
+    );
     const fail = (error: Error): void => {
       clearTimeout(timer);
       child.kill("SIGKILL");

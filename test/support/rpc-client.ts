@@ -130,7 +130,8 @@ export class TestRpcClient {
       return;
     }
     const notification = frame as { method?: string; id?: unknown; params?: Record<string, unknown> };
-    if (typeof notification.method === "string" && notification.id === undefined) checkNotification(notification.method, notification.params);
+    if (typeof notification.method === "string" && notification.id === undefined)
+      checkNotification(notification.method, notification.params);
     if (this.#listeners.length > 0 && typeof notification.method === "string" && notification.id === undefined) {
       for (const listener of this.#listeners) listener(notification.method, notification.params ?? {});
       return;

@@ -31,9 +31,17 @@ export async function closeTab(client: TabwireClient | TestRpcClient, target: st
 }
 
 /** Evaluates code (or code with more params) on a tab and returns the hub's result. */
-export function evaluate(client: TabwireClient, target: string, code: string | ({ expression: string } & EvaluateExtra)): Promise<EvaluateResult>;
+export function evaluate(
+  client: TabwireClient,
+  target: string,
+  code: string | ({ expression: string } & EvaluateExtra),
+): Promise<EvaluateResult>;
 /** Evaluates code on a tab over a bare wire client and returns the hub's result. */
-export function evaluate<T = Record<string, unknown>>(client: TestRpcClient, target: string, code: string | ({ expression: string } & Record<string, unknown>)): Promise<T>;
+export function evaluate<T = Record<string, unknown>>(
+  client: TestRpcClient,
+  target: string,
+  code: string | ({ expression: string } & Record<string, unknown>),
+): Promise<T>;
 export function evaluate(client: TabwireClient | TestRpcClient, target: string, code: string | { expression: string }): Promise<unknown> {
   const params = typeof code === "string" ? { expression: code } : code;
   if (client instanceof TabwireClient) return client.evaluate({ target, ...params });

@@ -15,10 +15,54 @@ export interface TestCertificates {
 export function makeTestCertificates(dir: string): TestCertificates {
   const file = (name: string): string => path.join(dir, name);
   const openssl = (...args: string[]): void => void execFileSync("openssl", args, { stdio: "ignore" });
-  openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=tabwire test CA", "-keyout", file("ca.key"), "-out", file("ca.crt"));
-  openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=tabwire other CA", "-keyout", file("other-ca.key"), "-out", file("other-ca.crt"));
+  openssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=tabwire test CA",
+    "-keyout",
+    file("ca.key"),
+    "-out",
+    file("ca.crt"),
+  );
+  openssl(
+    "req",
+    "-x509",
+    "-newkey",
+    "rsa:2048",
+    "-nodes",
+    "-days",
+    "1",
+    "-subj",
+    "/CN=tabwire other CA",
+    "-keyout",
+    file("other-ca.key"),
+    "-out",
+    file("other-ca.crt"),
+  );
   openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", file("server.key"), "-out", file("server.csr"));
   writeFileSync(file("server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
-  openssl("x509", "-req", "-days", "1", "-in", file("server.csr"), "-CA", file("ca.crt"), "-CAkey", file("ca.key"), "-CAcreateserial", "-extfile", file("server.ext"), "-out", file("server.crt"));
+  openssl(
+    "x509",
+    "-req",
+    "-days",
+    "1",
+    "-in",
+    file("server.csr"),
+    "-CA",
+    file("ca.crt"),
+    "-CAkey",
+    file("ca.key"),
+    "-CAcreateserial",
+    "-extfile",
+    file("server.ext"),
+    "-out",
+    file("server.crt"),
+  );
   return { caFile: file("ca.crt"), certFile: file("server.crt"), keyFile: file("server.key"), otherCaFile: file("other-ca.crt") };
 }

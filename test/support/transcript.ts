@@ -57,7 +57,8 @@ export function parseTranscript(file: string, text: string): Transcript {
   });
   for (const each of transcript.cases) {
     if (each.send.length === 0) throw new Error(`${each.where}: the case sends no frame`);
-    if (each.nothing === (each.expect.length > 0)) throw new Error(`${each.where}: a case expects frames or "(nothing)", exactly one of the two`);
+    if (each.nothing === each.expect.length > 0)
+      throw new Error(`${each.where}: a case expects frames or "(nothing)", exactly one of the two`);
   }
   return transcript;
 }
@@ -92,7 +93,8 @@ export function mergedSettings(transcripts: readonly Transcript[]): Record<strin
   const merged: Record<string, string> = {};
   for (const { file, settings } of transcripts) {
     for (const [key, value] of Object.entries(settings)) {
-      if (merged[key] !== undefined && merged[key] !== value) throw new Error(`${file} wants ${key}=${value}, another transcript ${merged[key]}`);
+      if (merged[key] !== undefined && merged[key] !== value)
+        throw new Error(`${file} wants ${key}=${value}, another transcript ${merged[key]}`);
       merged[key] = value;
     }
   }
@@ -115,7 +117,8 @@ export function mismatch(expected: unknown, actual: unknown, at = "$"): string |
     return null;
   }
   if (typeof expected === "object" && expected !== null) {
-    if (typeof actual !== "object" || actual === null || Array.isArray(actual)) return `${at}: expected an object, got ${JSON.stringify(actual)}`;
+    if (typeof actual !== "object" || actual === null || Array.isArray(actual))
+      return `${at}: expected an object, got ${JSON.stringify(actual)}`;
     const keys = Object.keys(expected).sort();
     const actualKeys = Object.keys(actual).sort();
     if (keys.join() !== actualKeys.join()) return `${at}: members [${actualKeys.join(", ")}], expected [${keys.join(", ")}]`;
@@ -265,7 +268,8 @@ let sentinels = 0;
  * frames as expected have come (or a deadline), and throws with every difference.
  */
 export async function runCase(socket: FrameSocket, each: TranscriptCase, endpoint: Endpoint): Promise<void> {
-  if (socket.queued > 0) throw new Error(`${socket.queued} frame(s) left over from an earlier case: ${JSON.stringify((await socket.take(0))?.frame)}`);
+  if (socket.queued > 0)
+    throw new Error(`${socket.queued} frame(s) left over from an earlier case: ${JSON.stringify((await socket.take(0))?.frame)}`);
   for (const frame of each.send) {
     const protocolFrame = endpoint === "agent" ? agentProtocolFrame(frame) : null;
     if (protocolFrame) throw new Error(`${each.where}: the agent endpoint reads ${frame} as ${protocolFrame}; mark the case @only rpc`);
@@ -276,15 +280,22 @@ export async function runCase(socket: FrameSocket, each: TranscriptCase, endpoin
   const frames = received.map((entry) => entry.frame);
   const problems: string[] = [];
   if (!sawSentinel) problems.push("the sentinel ping sent after the case was never answered");
-  const problem = unorderedMismatch({ expected: each.expect, actual: frames }, "frames", (expected, actual) => frameMismatch(expected, actual));
+  const problem = unorderedMismatch({ expected: each.expect, actual: frames }, "frames", (expected, actual) =>
+    frameMismatch(expected, actual),
+  );
   if (problem) problems.push(describeMismatch(each.expect, frames, problem));
   const last = Math.max(sentAt, ...received.map((entry) => entry.at));
-  if (each.withinMs !== null && last - sentAt > each.withinMs) problems.push(`the answers took ${Math.round(last - sentAt)} ms; at most ${each.withinMs} ms`);
+  if (each.withinMs !== null && last - sentAt > each.withinMs)
+    problems.push(`the answers took ${Math.round(last - sentAt)} ms; at most ${each.withinMs} ms`);
   if (problems.length > 0) throw new Error(`${each.where}: ${problems.join("\n")}`);
 }
 
 /** Sends a sentinel ping and takes frames until its answer and `count` others have come, or the deadline. */
-async function collectAnswers(socket: FrameSocket, count: number, deadline: number): Promise<{ received: { frame: unknown; at: number }[]; sawSentinel: boolean }> {
+async function collectAnswers(
+  socket: FrameSocket,
+  count: number,
+  deadline: number,
+): Promise<{ received: { frame: unknown; at: number }[]; sawSentinel: boolean }> {
   const sentinel = `conformance-sentinel-${++sentinels}`;
   socket.send(JSON.stringify({ jsonrpc: "2.0", method: "ping", id: sentinel }));
   const received: { frame: unknown; at: number }[] = [];
@@ -300,6 +311,7 @@ async function collectAnswers(socket: FrameSocket, count: number, deadline: numb
 
 function describeMismatch(expected: readonly unknown[], frames: readonly unknown[], problem: string): string {
   const detail = expected.length === 1 && frames.length === 1 ? `\n  ${frameMismatch(expected[0], frames[0])}` : "";
-  const lines = (list: readonly unknown[]): string => (list.length === 0 ? "  (nothing)" : list.map((frame) => `  ${JSON.stringify(frame)}`).join("\n"));
+  const lines = (list: readonly unknown[]): string =>
+    list.length === 0 ? "  (nothing)" : list.map((frame) => `  ${JSON.stringify(frame)}`).join("\n");
   return `${problem}${detail}\nexpected:\n${lines(expected)}\nreceived:\n${lines(frames)}`;
 }

@@ -22,14 +22,20 @@ const violations: string[] = [];
 /** Checks a result the hub answered against its method's result schema in the document. */
 export function checkResult(method: string, result: unknown): void {
   const validate = results.get(method);
-  if (validate && !validate(result)) violations.push(`the result of ${method} is not as the document says: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(result).slice(0, 300)}`);
+  if (validate && !validate(result))
+    violations.push(
+      `the result of ${method} is not as the document says: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(result).slice(0, 300)}`,
+    );
 }
 
 /** Checks a notification the hub sent against the document's x-notifications. */
 export function checkNotification(method: string, params: unknown): void {
   const validate = notifications.get(method);
   if (!validate) violations.push(`the hub sent a notification ${method} that the document does not list`);
-  else if (!validate(params)) violations.push(`the params of notification ${method} are not as the document says: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(params).slice(0, 300)}`);
+  else if (!validate(params))
+    violations.push(
+      `the params of notification ${method} are not as the document says: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(params).slice(0, 300)}`,
+    );
 }
 
 /** The violations seen since the last call, which forgets them. */

@@ -19,7 +19,14 @@ describe("api.log lines", () => {
     const lines = readFileSync(path.join(logDir, "api.log"), "utf8").trim().split("\n");
     const [first, second] = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(Object.keys(first ?? {})).to.deep.equal(["level", "message", "method", "target", "durationMs", "outcome", "peer", "timestamp"]);
-    expect(first).to.include({ level: "info", message: "request", method: "evaluate", target: 'local:"quoted"\n\u00e9[redacted]', durationMs: 0.45, outcome: "ok" });
+    expect(first).to.include({
+      level: "info",
+      message: "request",
+      method: "evaluate",
+      target: 'local:"quoted"\n\u00e9[redacted]',
+      durationMs: 0.45,
+      outcome: "ok",
+    });
     expect(Date.parse(String(first?.timestamp))).to.be.closeTo(Date.now(), 60_000);
     expect(second).to.not.have.property("target");
     expect(second).to.include({ method: "ping", outcome: "INVALID_PARAMS", peer: "::1" });

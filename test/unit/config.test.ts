@@ -4,7 +4,14 @@ import { parseConfig, RESULT_BYTES_HARD_CAP } from "../../src/config.js";
 describe("config", () => {
   it("has the documented defaults", () => {
     const config = parseConfig({});
-    expect(config).to.include({ host: "127.0.0.1", port: 8080, defaultClientId: "local", defaultTimeoutMs: 30_000, maxBatch: 100, maxInflight: 256 });
+    expect(config).to.include({
+      host: "127.0.0.1",
+      port: 8080,
+      defaultClientId: "local",
+      defaultTimeoutMs: 30_000,
+      maxBatch: 100,
+      maxInflight: 256,
+    });
     expect(config.maxPayloadBytes).to.equal(32 * 1024 * 1024);
     expect(config.dialogPolicy).to.equal("dismiss");
     expect(Object.isFrozen(config)).to.equal(true);
@@ -50,7 +57,8 @@ describe("config", () => {
   });
 
   it("refuses a non-loopback HOST without a token unless ALLOW_OPEN=true", () => {
-    for (const host of ["0.0.0.0", "192.168.1.2", "::", "hub.example"]) expect(() => parseConfig({ HOST: host }), host).to.throw(/HOST: .*ALLOW_OPEN=true/);
+    for (const host of ["0.0.0.0", "192.168.1.2", "::", "hub.example"])
+      expect(() => parseConfig({ HOST: host }), host).to.throw(/HOST: .*ALLOW_OPEN=true/);
     for (const host of ["127.0.0.1", "127.1.2.3", "localhost", "::1"]) expect(parseConfig({ HOST: host }).host).to.equal(host);
     expect(parseConfig({ HOST: "0.0.0.0", ALLOW_OPEN: "true" }).allowOpen).to.equal(true);
     expect(parseConfig({ HOST: "0.0.0.0", HUB_TOKEN: "root-token-1", AUTH_KEY: "agent-key-1" }).host).to.equal("0.0.0.0");
@@ -58,11 +66,19 @@ describe("config", () => {
 
   it("requires CLUSTER_SECRET with REDIS_URL, and REDIS_CA_FILE only with rediss://", () => {
     expect(() => parseConfig({ REDIS_URL: "redis://127.0.0.1:6379" })).to.throw(/CLUSTER_SECRET: REDIS_URL is set/);
-    expect(() => parseConfig({ REDIS_URL: "redis://127.0.0.1:6379", CLUSTER_SECRET: "short" })).to.throw(/CLUSTER_SECRET: a token needs at least 16/);
-    expect(parseConfig({ REDIS_URL: "redis://127.0.0.1:6379", CLUSTER_SECRET: "0123456789abcdef" }).clusterSecret).to.equal("0123456789abcdef");
+    expect(() => parseConfig({ REDIS_URL: "redis://127.0.0.1:6379", CLUSTER_SECRET: "short" })).to.throw(
+      /CLUSTER_SECRET: a token needs at least 16/,
+    );
+    expect(parseConfig({ REDIS_URL: "redis://127.0.0.1:6379", CLUSTER_SECRET: "0123456789abcdef" }).clusterSecret).to.equal(
+      "0123456789abcdef",
+    );
     const signed = { CLUSTER_SECRET: "0123456789abcdef" };
-    expect(() => parseConfig({ ...signed, REDIS_URL: "redis://h:6379", REDIS_CA_FILE: "/etc/hostname" })).to.throw(/REDIS_CA_FILE: .*rediss:\/\//);
-    expect(() => parseConfig({ ...signed, REDIS_URL: "rediss://h:6379", REDIS_CA_FILE: "/nonexistent/ca.pem" })).to.throw(/REDIS_CA_FILE: .*does not exist/);
+    expect(() => parseConfig({ ...signed, REDIS_URL: "redis://h:6379", REDIS_CA_FILE: "/etc/hostname" })).to.throw(
+      /REDIS_CA_FILE: .*rediss:\/\//,
+    );
+    expect(() => parseConfig({ ...signed, REDIS_URL: "rediss://h:6379", REDIS_CA_FILE: "/nonexistent/ca.pem" })).to.throw(
+      /REDIS_CA_FILE: .*does not exist/,
+    );
   });
 
   it("caps MAX_RESULT_BYTES at the hard cap and MAX_CONNECTIONS_PER_IP at MAX_CONNECTIONS", () => {
@@ -72,6 +88,9 @@ describe("config", () => {
   });
 
   it("never puts a token in its error message", () => {
-    expect(() => parseConfig({ HUB_TOKENS: "secret-value-with space" })).to.throw().with.property("message").that.does.not.include("secret-value");
+    expect(() => parseConfig({ HUB_TOKENS: "secret-value-with space" }))
+      .to.throw()
+      .with.property("message")
+      .that.does.not.include("secret-value");
   });
 });

@@ -9,7 +9,9 @@ function freshDir(): string {
 }
 
 function lines(file: string): string[] {
-  return readFileSync(file, "utf8").split("\n").filter((line) => line.length > 0);
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((line) => line.length > 0);
 }
 
 describe("LogFile", () => {

@@ -10,10 +10,19 @@ describe("log redaction", () => {
   after(() => closeLogging());
 
   it("hides the user:password@ of any URL, a long URL password anywhere, and never a short one's letters elsewhere", () => {
-    const env = { LOG_DIR: logDir, LOG_LEVEL: "error", CLUSTER_SECRET: "cluster-secret-value", CDP_URL: "http://u:long-cdp-password@127.0.0.1:9222/?token=cdp-token-value" };
+    const env = {
+      LOG_DIR: logDir,
+      LOG_LEVEL: "error",
+      CLUSTER_SECRET: "cluster-secret-value",
+      CDP_URL: "http://u:long-cdp-password@127.0.0.1:9222/?token=cdp-token-value",
+    };
     configureLogging(parseConfig({ ...env, REDIS_URL: "redis://user:p@127.0.0.1:6379" }));
     expect(redact("embedded Chrome stopped")).to.equal("embedded Chrome stopped");
-    expect(redact("cannot reach redis://user:p@127.0.0.1:6379: refused")).to.equal("cannot reach redis://[redacted]@127.0.0.1:6379: refused");
-    expect(redact("WRONGPASS long-cdp-password and cdp-token-value and cluster-secret-value")).to.equal("WRONGPASS [redacted] and [redacted] and [redacted]");
+    expect(redact("cannot reach redis://user:p@127.0.0.1:6379: refused")).to.equal(
+      "cannot reach redis://[redacted]@127.0.0.1:6379: refused",
+    );
+    expect(redact("WRONGPASS long-cdp-password and cdp-token-value and cluster-secret-value")).to.equal(
+      "WRONGPASS [redacted] and [redacted] and [redacted]",
+    );
   });
 });

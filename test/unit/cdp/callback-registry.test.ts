@@ -46,7 +46,9 @@ describe("CallbackRegistry (every CDP command with a deadline and a typed failur
 
   it("rejects every pending command with the error made for its method when the connection closes", async () => {
     const registry = new CallbackRegistry();
-    const pending = ["A.one", "B.two"].map((method, i) => registry.create(i, method, { timeoutMs: 1_000 }).catch((e: unknown) => (e as Error).message));
+    const pending = ["A.one", "B.two"].map((method, i) =>
+      registry.create(i, method, { timeoutMs: 1_000 }).catch((e: unknown) => (e as Error).message),
+    );
     registry.rejectAll((method) => new HubError("BROWSER_UNAVAILABLE", `${method}: Chrome went away`));
     expect(await Promise.all(pending)).to.deep.equal(["A.one: Chrome went away", "B.two: Chrome went away"]);
   });

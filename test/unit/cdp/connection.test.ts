@@ -39,7 +39,13 @@ function fakeChrome(maxMessageBytes: number): { chrome: FakeChrome; connection: 
   const received = async (count: number): Promise<void> => {
     while (commands.length < count) await new Promise<void>((resolve) => waiters.push(resolve));
   };
-  const chrome = { writes, commands, answer: (text: string) => void fromChrome.write(`${text}\0`), hangUp: () => void fromChrome.end(), received };
+  const chrome = {
+    writes,
+    commands,
+    answer: (text: string) => void fromChrome.write(`${text}\0`),
+    hangUp: () => void fromChrome.end(),
+    received,
+  };
   return { chrome, connection: new CdpConnection(new PipeTransport({ toChrome, fromChrome }, { maxMessageBytes })) };
 }
 
@@ -59,7 +65,9 @@ describe("CdpConnection over the pipe", () => {
     const error = await big;
     expect(error).to.be.instanceOf(HubError);
     expect(error).to.include({ errorName: "SERIALIZATION_FAILED" });
-    expect((error as HubError).message).to.equal("Chrome's answer to Runtime.evaluate is larger than 1 MiB; ask for less: maxSize, a clip, a smaller scale");
+    expect((error as HubError).message).to.equal(
+      "Chrome's answer to Runtime.evaluate is larger than 1 MiB; ask for less: maxSize, a clip, a smaller scale",
+    );
     expect(await small).to.deep.equal({ result: { type: "number", value: 1 } });
     expect(await browserLevel).to.deep.equal({ product: "Chrome" });
     expect(connection.isClosed).to.equal(false);

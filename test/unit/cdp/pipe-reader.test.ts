@@ -6,7 +6,11 @@ import type { OversizedMessage } from "../../../src/cdp/transport.js";
 function reader(maxBytes: number): { reader: PipeReader; messages: string[]; oversized: OversizedMessage[] } {
   const messages: string[] = [];
   const oversized: OversizedMessage[] = [];
-  return { reader: new PipeReader(maxBytes, { message: (text) => messages.push(text), oversized: (m) => oversized.push(m) }), messages, oversized };
+  return {
+    reader: new PipeReader(maxBytes, { message: (text) => messages.push(text), oversized: (m) => oversized.push(m) }),
+    messages,
+    oversized,
+  };
 }
 
 function framed(...messages: string[]): Buffer {

@@ -17,7 +17,15 @@ function hubOf(): { browser: FakeBrowser; agents: AgentRegistry; clients: Client
 
 function agent(clientId: string): AgentRecord {
   const [baseId = "", tabId = ""] = clientId.split(":");
-  return { clientId, baseId, tabId, state: "connected", connectedAt: 1, capabilities: {}, link: { replace: () => {}, calls: new AgentCalls(() => {}, "t") } };
+  return {
+    clientId,
+    baseId,
+    tabId,
+    state: "connected",
+    connectedAt: 1,
+    capabilities: {},
+    link: { replace: () => {}, calls: new AgentCalls(() => {}, "t") },
+  };
 }
 
 describe("ClientManager (fake Chrome: who owns which tab, and who may see it)", () => {
@@ -42,9 +50,13 @@ describe("ClientManager (fake Chrome: who owns which tab, and who may see it)", 
     expect(clients.tabs(ONLY_A).map((tab) => tab.target)).to.deep.equal(["a:T1"]);
     expect(clients.resolve("a:T1", ONLY_A).tabId).to.equal("T1");
     for (const target of ["local:T2", "a:T2", "a:NOPE"]) {
-      expect(() => clients.resolve(target, ONLY_A), target).to.throw().with.property("errorName", "TARGET_NOT_FOUND");
+      expect(() => clients.resolve(target, ONLY_A), target)
+        .to.throw()
+        .with.property("errorName", "TARGET_NOT_FOUND");
     }
-    expect(() => clients.resolve("not a target", EVERYONE)).to.throw().with.property("errorName", "INVALID_PARAMS");
+    expect(() => clients.resolve("not a target", EVERYONE))
+      .to.throw()
+      .with.property("errorName", "INVALID_PARAMS");
   });
 
   it("lets an agent claim an unclaimed default tab while it is connected, never another client's tab", () => {

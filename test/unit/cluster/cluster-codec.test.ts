@@ -6,7 +6,16 @@ import { MessageSigner } from "../../../src/cluster/signed-envelope.js";
 
 const SECRET = "a-cluster-secret-of-the-test";
 const MAX_BYTES = 64 * 1024;
-const CALL: ClusterMessage = { type: "call", id: "abc", from: "one", conn: "c-1", scope: ["team"], peer: "p", method: "evaluate", params: { target: "team:T1", expression: "1" } };
+const CALL: ClusterMessage = {
+  type: "call",
+  id: "abc",
+  from: "one",
+  conn: "c-1",
+  scope: ["team"],
+  peer: "p",
+  method: "evaluate",
+  params: { target: "team:T1", expression: "1" },
+};
 const ANSWER: ClusterMessage = { type: "answer", id: "abc", from: "one", response: '{"jsonrpc":"2.0","id":"abc","result":{}}' };
 
 /** One instance's codec with a clock the test moves, and the drops it counted by reason. */
@@ -87,7 +96,13 @@ describe("ClusterCodec: every message signed and sized when sent, verified and c
   });
 
   it("drops a received message over CLUSTER_MAX_MESSAGE_BYTES before checking anything else", () => {
-    const big = new ClusterCodec({ secret: SECRET, instanceId: "big", maxMessageBytes: 4 * MAX_BYTES, drops: new DropCounter({ count: () => {}, warn: () => {} }), now: () => clock.now });
+    const big = new ClusterCodec({
+      secret: SECRET,
+      instanceId: "big",
+      maxMessageBytes: 4 * MAX_BYTES,
+      drops: new DropCounter({ count: () => {}, warn: () => {} }),
+      now: () => clock.now,
+    });
     expect(two.codec.decode(big.encode({ ...ANSWER, response: "x".repeat(2 * MAX_BYTES) }, "two"), keys.inbox("two"))).to.equal(null);
     expect(two.codec.decode("x".repeat(40 * 1024 * 1024), keys.inbox("two"))).to.equal(null);
     expect(two.drops).to.deep.equal(["too_large", "too_large"]);
@@ -96,7 +111,9 @@ describe("ClusterCodec: every message signed and sized when sent, verified and c
   it("refuses to send a message nested too deep to write back, counted as malformed", () => {
     let deep: unknown = 1;
     for (let i = 0; i < 100_000; i++) deep = [deep];
-    expect(catchUnsendable(() => one.codec.encode({ type: "notify", conn: "c", method: "m", params: { deep } }, "two")).reason).to.equal("malformed");
+    expect(catchUnsendable(() => one.codec.encode({ type: "notify", conn: "c", method: "m", params: { deep } }, "two")).reason).to.equal(
+      "malformed",
+    );
     expect(one.drops).to.deep.equal(["malformed"]);
   });
 });

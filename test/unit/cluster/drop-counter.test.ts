@@ -6,7 +6,11 @@ describe("DropCounter: every drop counted, each reason logged once a minute at m
     const clock = { now: 0 };
     const counted: DropReason[] = [];
     const lines: { message: string; meta: Record<string, unknown> }[] = [];
-    const counter = new DropCounter({ count: (reason) => counted.push(reason), warn: (message, meta) => lines.push({ message, meta }), now: () => clock.now });
+    const counter = new DropCounter({
+      count: (reason) => counted.push(reason),
+      warn: (message, meta) => lines.push({ message, meta }),
+      now: () => clock.now,
+    });
     for (let i = 0; i < 1_000; i++) counter.drop("forged");
     counter.drop("stale");
     clock.now = 59_999;

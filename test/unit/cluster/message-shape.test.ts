@@ -1,7 +1,16 @@
 import { expect } from "chai";
 import { MAX_MESSAGE_DEPTH, parseClusterMessage } from "../../../src/cluster/message-shape.js";
 
-const CALL = { type: "call", id: "Zm9vYmFyYmF6cXV4cXV1eA", from: "one", conn: "c-1", scope: ["team"], peer: "127.0.0.1", method: "evaluate", params: { target: "team:ABC", expression: "1" } };
+const CALL = {
+  type: "call",
+  id: "Zm9vYmFyYmF6cXV4cXV1eA",
+  from: "one",
+  conn: "c-1",
+  scope: ["team"],
+  peer: "127.0.0.1",
+  method: "evaluate",
+  params: { target: "team:ABC", expression: "1" },
+};
 
 function nested(levels: number): unknown {
   let value: unknown = 1;
@@ -56,7 +65,8 @@ describe("parseClusterMessage: JSON, depth, then the fields of each type", () =>
   });
 
   it(`refuses a message nested deeper than ${MAX_MESSAGE_DEPTH} levels, up to 100,000 levels, without overflowing the stack`, () => {
-    const notify = (params: unknown): string => JSON.stringify({ type: "notify", conn: "c", method: "agent.status", params: { message: params } });
+    const notify = (params: unknown): string =>
+      JSON.stringify({ type: "notify", conn: "c", method: "agent.status", params: { message: params } });
     expect(parseClusterMessage(notify(nested(MAX_MESSAGE_DEPTH - 4)))).not.to.equal(null);
     expect(parseClusterMessage(notify(nested(MAX_MESSAGE_DEPTH)))).to.equal(null);
     const deep = `{"type":"notify","conn":"c","method":"m","params":{"message":${"[".repeat(100_000)}${"]".repeat(100_000)}}}`;

@@ -46,7 +46,10 @@ describe("capMessage", () => {
     const source = `function f() { ${"y".repeat(MAX_CONSOLE_CHARS)} }`;
     const logged: ConsoleMessage = { ...message("f"), args: [{ type: "function", description: source }] };
     const capped = capMessage(logged);
-    expect(capped.args[0]).to.deep.equal({ type: "function", description: `${source.slice(0, MAX_CONSOLE_CHARS)}… [${source.length - MAX_CONSOLE_CHARS} more characters]` });
+    expect(capped.args[0]).to.deep.equal({
+      type: "function",
+      description: `${source.slice(0, MAX_CONSOLE_CHARS)}… [${source.length - MAX_CONSOLE_CHARS} more characters]`,
+    });
     expect(capped.text).to.equal("f");
   });
 

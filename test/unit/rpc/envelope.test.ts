@@ -7,7 +7,10 @@ describe("rpc/envelope", () => {
   it("answers a frame that is not JSON with -32700 and id null", () => {
     const envelope = parseFrame('{"jsonrpc": "2.0", "method": "foobar, "params": "bar", "baz]', strict);
     expect(envelope).to.deep.include({ kind: "frame-error" });
-    expect(envelope.kind === "frame-error" && envelope.response).to.deep.include({ id: null, error: { code: -32700, message: "Parse error: the frame is not valid JSON" } });
+    expect(envelope.kind === "frame-error" && envelope.response).to.deep.include({
+      id: null,
+      error: { code: -32700, message: "Parse error: the frame is not valid JSON" },
+    });
   });
 
   it("answers an empty batch with one -32600 object, not an array", () => {

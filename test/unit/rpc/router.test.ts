@@ -45,9 +45,21 @@ describe("Router (no transport: frames in, answers out)", () => {
         return { type: "number", value: 2 };
       }),
     ]);
-    const reply = await answer(router, { jsonrpc: "2.0", id: 1, method: "evaluate", params: { target: "a:b", expression: "1+1", timeoutMs: 5_000 } });
+    const reply = await answer(router, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "evaluate",
+      params: { target: "a:b", expression: "1+1", timeoutMs: 5_000 },
+    });
     expect(reply).to.deep.equal({ jsonrpc: "2.0", id: 1, result: { type: "number", value: 2 } });
-    expect(seen!.params).to.deep.include({ target: "a:b", expression: "1+1", awaitPromise: true, isolate: true, args: [], captureConsole: true });
+    expect(seen!.params).to.deep.include({
+      target: "a:b",
+      expression: "1+1",
+      awaitPromise: true,
+      isolate: true,
+      args: [],
+      captureConsole: true,
+    });
     expect(seen!.services.name).to.equal("services");
     expect(seen!.remaining).to.be.within(4_000, 5_000);
   });
@@ -57,7 +69,9 @@ describe("Router (no transport: frames in, answers out)", () => {
     const router = routerOf([method("evaluate", async () => (ran++, {}))]);
     const unknown = (await answer(router, { jsonrpc: "2.0", id: 1, method: "evaluat", params: {} })) as { error: { code: number } };
     expect(unknown.error.code).to.equal(-32601);
-    const bad = (await answer(router, { jsonrpc: "2.0", id: 2, method: "evaluate", params: { target: "a:b", expression: 7 } })) as { error: { code: number; data: { errors: { path: string }[] } } };
+    const bad = (await answer(router, { jsonrpc: "2.0", id: 2, method: "evaluate", params: { target: "a:b", expression: 7 } })) as {
+      error: { code: number; data: { errors: { path: string }[] } };
+    };
     expect(bad.error.code).to.equal(-32602);
     expect(bad.error.data.errors.map((e) => e.path)).to.include("/expression");
     expect(ran).to.equal(0);
@@ -77,21 +91,37 @@ describe("Router (no transport: frames in, answers out)", () => {
       id: 1,
       error: { code: -32002, message: "no tab a:b; list tabs with tabs.list" },
     });
-    const internal = (await answer(router, { jsonrpc: "2.0", id: 2, method: "clients.list" })) as { error: { code: number; message: string } };
+    const internal = (await answer(router, { jsonrpc: "2.0", id: 2, method: "clients.list" })) as {
+      error: { code: number; message: string };
+    };
     expect(internal.error.code).to.equal(-32603);
     expect(internal.error.message).to.not.include("secret");
   });
 
   it("answers a call past its budget with TIMEOUT even when the handler never settles", async () => {
     const router = routerOf([method("evaluate", () => new Promise(() => {}))]);
-    const reply = (await answer(router, { jsonrpc: "2.0", id: 1, method: "evaluate", params: { target: "a:b", expression: "x", timeoutMs: 50 } })) as { error: { code: number } };
+    const reply = (await answer(router, {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "evaluate",
+      params: { target: "a:b", expression: "x", timeoutMs: 50 },
+    })) as { error: { code: number } };
     expect(reply.error.code).to.equal(-32001);
   });
 
   it("cancels a running request through the connection's in-flight table, which then answers CANCELLED", async () => {
     const connection = fakeConnection();
-    const router = routerOf([method("evaluate", (_params, call) => new Promise((_resolve, reject) => call.budget.onEnd(() => reject(call.budget.reason as Error))))]);
-    const running = answer(router, { jsonrpc: "2.0", id: "slow", method: "evaluate", params: { target: "a:b", expression: "x" } }, connection);
+    const router = routerOf([
+      method(
+        "evaluate",
+        (_params, call) => new Promise((_resolve, reject) => call.budget.onEnd(() => reject(call.budget.reason as Error))),
+      ),
+    ]);
+    const running = answer(
+      router,
+      { jsonrpc: "2.0", id: "slow", method: "evaluate", params: { target: "a:b", expression: "x" } },
+      connection,
+    );
     await new Promise((resolve) => setImmediate(resolve));
     expect(connection.inflight.cancel("slow", new HubError("CANCELLED", "cancelled by the caller"))).to.equal(true);
     expect(((await running) as { error: { code: number } }).error.code).to.equal(-32010);
@@ -105,7 +135,9 @@ describe("Router (no transport: frames in, answers out)", () => {
     const router = routerOf([method("ping", () => held)], { maxInflight: 1 });
     const first = answer(router, { jsonrpc: "2.0", id: 1, method: "ping" }, connection);
     await new Promise((resolve) => setImmediate(resolve));
-    expect(((await answer(router, { jsonrpc: "2.0", id: 2, method: "ping" }, connection)) as { error: { code: number } }).error.code).to.equal(-32011);
+    expect(
+      ((await answer(router, { jsonrpc: "2.0", id: 2, method: "ping" }, connection)) as { error: { code: number } }).error.code,
+    ).to.equal(-32011);
     release();
     expect(await first).to.deep.include({ id: 1, result: { pong: true, time: 1 } });
   });

@@ -24,7 +24,8 @@ function axNodes(spec: Spec): AxNode[] {
     const nodeId = String(++nextId);
     const node: AxNode = { nodeId, ignored: item.spec.ignored ?? false, role: { type: "role", value: item.spec.role }, childIds: [] };
     if (item.spec.name !== undefined) node.name = { type: "computedString", value: item.spec.name };
-    if (item.spec.value !== undefined) node.value = { type: typeof item.spec.value === "number" ? "number" : "string", value: item.spec.value };
+    if (item.spec.value !== undefined)
+      node.value = { type: typeof item.spec.value === "number" ? "number" : "string", value: item.spec.value };
     if (item.spec.backend !== null) node.backendDOMNodeId = item.spec.backend ?? 1000 + nextId;
     if (item.parentId !== undefined) {
       node.parentId = item.parentId;
@@ -55,14 +56,35 @@ const FORM: Spec = {
           role: "generic",
           name: "",
           children: [
-            { role: "button", name: "Submit", backend: 42, children: [{ role: "StaticText", name: "Submit", children: [{ role: "InlineTextBox", name: "Submit", backend: null }] }] },
-            { role: "textbox", name: "Email", value: "a@b.c", children: [{ role: "generic", children: [{ role: "StaticText", name: "a@b.c" }] }] },
+            {
+              role: "button",
+              name: "Submit",
+              backend: 42,
+              children: [{ role: "StaticText", name: "Submit", children: [{ role: "InlineTextBox", name: "Submit", backend: null }] }],
+            },
+            {
+              role: "textbox",
+              name: "Email",
+              value: "a@b.c",
+              children: [{ role: "generic", children: [{ role: "StaticText", name: "a@b.c" }] }],
+            },
             { role: "generic", name: "Named group", children: [{ role: "StaticText", name: "hello" }] },
           ],
         },
       ],
     },
-    { role: "list", children: [{ role: "listitem", children: [{ role: "ListMarker", name: "• " }, { role: "StaticText", name: "one" }] }] },
+    {
+      role: "list",
+      children: [
+        {
+          role: "listitem",
+          children: [
+            { role: "ListMarker", name: "• " },
+            { role: "StaticText", name: "one" },
+          ],
+        },
+      ],
+    },
   ],
 };
 
@@ -110,7 +132,7 @@ describe("runtime/ax-tree buildAxTree", () => {
     const nodes = axNodes(FORM);
     const tree = buildAxTree(nodes, { interestingOnly: false, firstRef: 1 });
     expect(tree.refs.size).to.equal(nodes.length);
-    expect(tree.text).to.include('- none [ref=e2]\n    - generic [ref=');
+    expect(tree.text).to.include("- none [ref=e2]\n    - generic [ref=");
     const inline = tree.text.split("\n").find((line) => line.includes("InlineTextBox"));
     const ref = /ref=(e\d+)/.exec(inline ?? "")?.[1] ?? "";
     expect(tree.refs.get(ref)).to.equal(null);
@@ -127,21 +149,31 @@ describe("runtime/ax-tree buildAxTree", () => {
   });
 
   it("quotes names and values as JSON so that every node stays on one line", () => {
-    const tree = buildAxTree(axNodes({ role: "RootWebArea", name: 'say "hi"\nthere', children: [{ role: "slider", name: "Volume", value: 7 }] }), {
-      interestingOnly: true,
-      firstRef: 1,
-    });
+    const tree = buildAxTree(
+      axNodes({ role: "RootWebArea", name: 'say "hi"\nthere', children: [{ role: "slider", name: "Volume", value: 7 }] }),
+      {
+        interestingOnly: true,
+        firstRef: 1,
+      },
+    );
     expect(tree.text).to.equal('- RootWebArea "say \\"hi\\"\\nthere" [ref=e1]\n  - slider "Volume" [ref=e2]: 7');
   });
 
   it("never drops the root, even an ignored one", () => {
-    const tree = buildAxTree(axNodes({ role: "none", ignored: true, children: [{ role: "button", name: "Go" }] }), { interestingOnly: true, firstRef: 1 });
+    const tree = buildAxTree(axNodes({ role: "none", ignored: true, children: [{ role: "button", name: "Go" }] }), {
+      interestingOnly: true,
+      firstRef: 1,
+    });
     expect(shape(tree.root)).to.deep.equal({ role: "none", name: "", children: [{ role: "button", name: "Go" }] });
   });
 
   it("builds 30,000 nodes in one pass, in well under a second (quadratic work would take minutes)", () => {
     const rows: Spec[] = [];
-    for (let i = 0; i < 10_000; i++) rows.push({ role: "listitem", children: [{ role: "button", name: `Row ${i}`, children: [{ role: "StaticText", name: `Row ${i}` }] }] });
+    for (let i = 0; i < 10_000; i++)
+      rows.push({
+        role: "listitem",
+        children: [{ role: "button", name: `Row ${i}`, children: [{ role: "StaticText", name: `Row ${i}` }] }],
+      });
     const nodes = axNodes({ role: "RootWebArea", name: "Big", children: [{ role: "list", children: rows }] });
     const started = performance.now();
     const tree = buildAxTree(nodes, { interestingOnly: true, firstRef: 1 });

@@ -5,7 +5,8 @@ import type { TabSession } from "../../../src/cdp/tab-session.js";
 import { HubError } from "../../../src/errors.js";
 import { captureImage } from "../../../src/runtime/capture-screenshot.js";
 
-const uncapturable = (): ProtocolError => new ProtocolError("Page.captureScreenshot", { code: -32000, message: "Unable to capture screenshot" });
+const uncapturable = (): ProtocolError =>
+  new ProtocolError("Page.captureScreenshot", { code: -32000, message: "Unable to capture screenshot" });
 
 /** A tab whose captures fail with each of `failures` in turn, then give "IMAGE"; counts the captures. */
 function fakeTab(failures: Error[], closedBy: HubError | null = null): { tab: Pick<TabSession, "send" | "cdp">; captures: () => number } {
@@ -32,7 +33,10 @@ describe("captureImage", () => {
 
   it("gives up after 3 captures with PAGE_NAVIGATED, never an internal error", async () => {
     const fake = fakeTab([uncapturable(), uncapturable(), uncapturable(), uncapturable()]);
-    const error = await captureImage(fake.tab, params, budget).then(() => null, (e: unknown) => e);
+    const error = await captureImage(fake.tab, params, budget).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(fake.captures()).to.equal(3);
     expect(error).to.be.instanceOf(HubError);
     expect((error as HubError).toWire().code).to.equal(-32013);
@@ -41,10 +45,20 @@ describe("captureImage", () => {
   it("a closed tab is its close reason at once; other failures pass on at once", async () => {
     const closed = new HubError("TARGET_CLOSED", "closed");
     const onClosed = fakeTab([uncapturable()], closed);
-    expect(await captureImage(onClosed.tab, params, budget).then(() => null, (e: unknown) => e)).to.equal(closed);
+    expect(
+      await captureImage(onClosed.tab, params, budget).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    ).to.equal(closed);
     const other = new ProtocolError("Page.captureScreenshot", { code: -32602, message: "Invalid parameters" });
     const onOther = fakeTab([other]);
-    expect(await captureImage(onOther.tab, params, budget).then(() => null, (e: unknown) => e)).to.equal(other);
+    expect(
+      await captureImage(onOther.tab, params, budget).then(
+        () => null,
+        (e: unknown) => e,
+      ),
+    ).to.equal(other);
     expect([onClosed.captures(), onOther.captures()]).to.deep.equal([1, 1]);
   });
 });

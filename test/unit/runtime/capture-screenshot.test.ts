@@ -53,7 +53,10 @@ describe("captureScreenshot", () => {
 
   it("refuses an image over MAX_SCREENSHOT_PIXELS with INVALID_PARAMS before anything is captured", async () => {
     const { tab, sent } = fakeTab();
-    const error = await captureScreenshot(tab, { format: "png", area: { kind: "fullPage" }, maxPixels: 1_000_000 }, budget).then(() => null, (e: unknown) => e);
+    const error = await captureScreenshot(tab, { format: "png", area: { kind: "fullPage" }, maxPixels: 1_000_000 }, budget).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(error).to.be.instanceOf(HubError);
     expect((error as HubError).toWire()).to.include({ code: -32602 });
     expect((error as HubError).message).to.match(/800x100000 = 80000000 pixels, above MAX_SCREENSHOT_PIXELS \(1000000\)/);

@@ -9,7 +9,12 @@ describe("runtime/exception", () => {
         text: "Uncaught",
         lineNumber: 0,
         columnNumber: 3,
-        exception: { type: "object", subtype: "error", className: "ReferenceError", description: "ReferenceError: x is not defined\n    at <anonymous>:1:3" },
+        exception: {
+          type: "object",
+          subtype: "error",
+          className: "ReferenceError",
+          description: "ReferenceError: x is not defined\n    at <anonymous>:1:3",
+        },
       },
       1,
     );
@@ -25,7 +30,10 @@ describe("runtime/exception", () => {
   });
 
   it("reports a thrown non-Error as Uncaught with its value", () => {
-    const error = exceptionToError({ exceptionId: 2, text: "Uncaught", lineNumber: 0, columnNumber: 1, exception: { type: "string", value: "boom" } }, 1);
+    const error = exceptionToError(
+      { exceptionId: 2, text: "Uncaught", lineNumber: 0, columnNumber: 1, exception: { type: "string", value: "boom" } },
+      1,
+    );
     expect(error.message).to.equal("Uncaught: boom");
   });
 });

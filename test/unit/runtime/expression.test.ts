@@ -3,7 +3,11 @@ import { isObjectLiteral, prepareExpression } from "../../../src/runtime/express
 
 describe("runtime/expression", () => {
   it("wraps isolated code in a block that a trailing line comment cannot break", () => {
-    expect(prepareExpression("let x = 1; x // done", true)).to.deep.equal({ expression: "{let x = 1; x // done\n}", replMode: false, columnOffset: 1 });
+    expect(prepareExpression("let x = 1; x // done", true)).to.deep.equal({
+      expression: "{let x = 1; x // done\n}",
+      replMode: false,
+      columnOffset: 1,
+    });
   });
 
   it("leaves code as it is when isolate is off", () => {

@@ -28,7 +28,10 @@ describe("runHubScript", () => {
   it("passes any other failure on at once, Internal error included", async () => {
     for (const failure of [internal(), new HubError("TIMEOUT", "budget"), new Error("other")]) {
       const script = failingThen([failure]);
-      const error = await runHubScript("the probe", script.run).then(() => null, (e: unknown) => e);
+      const error = await runHubScript("the probe", script.run).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).to.equal(failure);
       expect(script.runs()).to.equal(1);
     }
@@ -36,7 +39,10 @@ describe("runHubScript", () => {
 
   it("gives up after 10 runs with EVALUATION_FAILED named TerminatedError, naming the script", async () => {
     const script = failingThen(Array.from({ length: 20 }, terminated));
-    const error = await runHubScript("the probe", script.run).then(() => null, (e: unknown) => e);
+    const error = await runHubScript("the probe", script.run).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(script.runs()).to.equal(10);
     expect(error).to.be.instanceOf(HubError);
     expect((error as HubError).toWire()).to.deep.include({ code: -32000 });
@@ -51,6 +57,8 @@ describe("wasTerminated", () => {
     expect(wasTerminated(internal(), false)).to.equal(false);
     expect(wasTerminated(internal(), true)).to.equal(true);
     expect(wasTerminated(new Error("Runtime.evaluate: Execution was terminated"), true)).to.equal(false);
-    expect(wasTerminated(new ProtocolError("Runtime.evaluate", { code: -32000, message: "Cannot find context with specified id" }), true)).to.equal(false);
+    expect(
+      wasTerminated(new ProtocolError("Runtime.evaluate", { code: -32000, message: "Cannot find context with specified id" }), true),
+    ).to.equal(false);
   });
 });

@@ -9,7 +9,25 @@ const u32be = (n: number): number[] => [n >>> 24, (n >>> 16) & 0xff, (n >>> 8) &
 const u32le = (n: number): number[] => u32be(n).reverse();
 
 function png(width: number, height: number): Buffer {
-  return Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...u32be(13), ...ascii("IHDR"), ...u32be(width), ...u32be(height), 8, 6, 0, 0, 0]);
+  return Buffer.from([
+    0x89,
+    0x50,
+    0x4e,
+    0x47,
+    0x0d,
+    0x0a,
+    0x1a,
+    0x0a,
+    ...u32be(13),
+    ...ascii("IHDR"),
+    ...u32be(width),
+    ...u32be(height),
+    8,
+    6,
+    0,
+    0,
+    0,
+  ]);
 }
 
 function jpeg(sof: number, width: number, height: number): Buffer {

@@ -29,7 +29,10 @@ describe("navigateTab", () => {
     const { tab } = fakeTab(closed);
     const budget = new Budget(2_000);
     try {
-      const error = await navigateTab(tab, { url: "http://127.0.0.1:1/", waitUntil: "load" }, budget).then(() => null, (e: unknown) => e);
+      const error = await navigateTab(tab, { url: "http://127.0.0.1:1/", waitUntil: "load" }, budget).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).to.equal(closed);
       expect(budget.isOver, "answered before the budget ended").to.equal(false);
     } finally {
@@ -41,7 +44,10 @@ describe("navigateTab", () => {
     const { tab, cdp } = fakeTab(null);
     const budget = new Budget(20);
     try {
-      const error = await navigateTab(tab, { url: "http://127.0.0.1:1/", waitUntil: "load" }, budget).then(() => null, (e: unknown) => e);
+      const error = await navigateTab(tab, { url: "http://127.0.0.1:1/", waitUntil: "load" }, budget).then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(error).to.have.property("errorName", "TIMEOUT");
       expect(cdp.listenerCount("closed")).to.equal(0);
     } finally {

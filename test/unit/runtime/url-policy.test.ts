@@ -55,6 +55,9 @@ describe("checkUrlAllowed: CDP_URL's debugging address", () => {
   });
 
   it("says why, and that it is CDP_URL's address", () => {
-    expect(() => checkUrlAllowed("http://localhost:9222/json", policy(loopback))).to.throw(HubError, /localhost:9222 is the debugging address .*CDP_URL/);
+    expect(() => checkUrlAllowed("http://localhost:9222/json", policy(loopback))).to.throw(
+      HubError,
+      /localhost:9222 is the debugging address .*CDP_URL/,
+    );
   });
 });

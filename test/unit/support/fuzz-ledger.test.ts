@@ -12,13 +12,18 @@ function sharedIdBatch(ledger: AnswerLedger): void {
   ledger.expect({ index: 1, category: "batch/full", data: "[]", binary: false, touchesTab: false, expect: { shape: "array", owed } });
 }
 
-const answers = (...codes: number[]): string => JSON.stringify(codes.map((code) => ({ jsonrpc: "2.0", id: "", error: { code, message: "m" } })));
+const answers = (...codes: number[]): string =>
+  JSON.stringify(codes.map((code) => ({ jsonrpc: "2.0", id: "", error: { code, message: "m" } })));
 
 describe("AnswerLedger", () => {
   it("pairs a batch's answers sharing an id with items that may each get them, whatever their order", () => {
     // The real call refused as a duplicate id (-32600) fits the unknown method's item too, leniently: a greedy
     // pairing gave it that item, and the unknown method's own -32601 then counted as wrong.
-    for (const order of [[-32002, -32600, -32601], [-32600, -32601, -32002], [-32601, -32600, -32002]]) {
+    for (const order of [
+      [-32002, -32600, -32601],
+      [-32600, -32601, -32002],
+      [-32601, -32600, -32002],
+    ]) {
       const ledger = new AnswerLedger("forbidden");
       sharedIdBatch(ledger);
       ledger.receive(answers(...order));

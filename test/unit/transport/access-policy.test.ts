@@ -25,14 +25,20 @@ function policy(options: Partial<AccessPolicyOptions> = {}): AccessPolicy {
 describe("AccessPolicy", () => {
   it("a hub with no token refuses a peer of another machine at both doors, naming the setting", () => {
     const refusal = policy().decide(requestFrom("10.0.0.5"), URL_OF, "orchestrator");
-    expect(refusal).to.deep.equal({ status: 403, message: "the hub has no HUB_TOKEN configured and accepts loopback peers only; set HUB_TOKEN to allow others" });
+    expect(refusal).to.deep.equal({
+      status: 403,
+      message: "the hub has no HUB_TOKEN configured and accepts loopback peers only; set HUB_TOKEN to allow others",
+    });
     expect(policy().decide(requestFrom("10.0.0.5"), URL_OF, "agent")).to.have.property("status", 403);
   });
 
   it("ALLOW_OPEN admits every peer address and Host at both doors, and says it is wide open", () => {
     const open = policy({ allowOpen: true });
     for (const door of ["orchestrator", "agent"] as const) {
-      expect(open.decide(requestFrom("10.0.0.5", { host: "anything.example" }), URL_OF, door)).to.deep.equal({ grant: { scope: null }, authenticated: true });
+      expect(open.decide(requestFrom("10.0.0.5", { host: "anything.example" }), URL_OF, door)).to.deep.equal({
+        grant: { scope: null },
+        authenticated: true,
+      });
       expect(open.isWideOpen(door)).to.equal(true);
     }
     expect(policy().isWideOpen("orchestrator")).to.equal(false);
@@ -47,8 +53,20 @@ describe("AccessPolicy", () => {
   it("a token-less hub answers loopback names, HOST and ALLOWED_HOSTS only", () => {
     const guarded = policy({ host: "127.0.0.2", allowedHosts: new Set(["hub.test"]) });
     const hostOk = (host: string): boolean => !("status" in guarded.decide(requestFrom("127.0.0.1", { host }), URL_OF, "orchestrator"));
-    for (const host of ["localhost", "LOCALHOST:8080", "a.localhost", "127.0.0.1:8080", "127.9.9.9", "[::1]:8080", "127.0.0.2:1", "hub.test", "hub.test:8080"]) expect(hostOk(host), host).to.equal(true);
-    for (const host of ["evil.example", "localhost.evil.example", "127.0.0.1.evil.example", "hub.test.evil.example", "[::2]", "::1::"]) expect(hostOk(host), host).to.equal(false);
+    for (const host of [
+      "localhost",
+      "LOCALHOST:8080",
+      "a.localhost",
+      "127.0.0.1:8080",
+      "127.9.9.9",
+      "[::1]:8080",
+      "127.0.0.2:1",
+      "hub.test",
+      "hub.test:8080",
+    ])
+      expect(hostOk(host), host).to.equal(true);
+    for (const host of ["evil.example", "localhost.evil.example", "127.0.0.1.evil.example", "hub.test.evil.example", "[::2]", "::1::"])
+      expect(hostOk(host), host).to.equal(false);
   });
 
   it("the devtools:// Origin reaches the agent door only", () => {
