@@ -9,6 +9,7 @@ export interface ReferenceTraits {
   runs: string;
   changesListings?: boolean;
   subscription?: string;
+  unlimited?: boolean;
 }
 
 const RUNS: Record<string, string> = {
@@ -50,6 +51,7 @@ function methodSection(method: DocMethod, traits: ReferenceTraits, doc: OpenRpcD
   if (traits.subscription === "opens") notes.push("opens a subscription");
   if (traits.subscription === "closes") notes.push("ends a subscription");
   if (traits.subscription === "topics") notes.push("sets the connection's event topics");
+  if (traits.unlimited) notes.push("never counts against RATE_LIMIT_PER_SEC");
   const sends = doc["x-notifications"]
     .filter((note) => note["x-sentBy"].includes(method.name))
     .map((note) => `[\`${note.name}\`](#${anchor(note.name)})`);

@@ -41,6 +41,8 @@ export interface MethodTraits {
    * subscriptionId), ends one (`closes`), or sets the connection's event topics (`topics`, its result has topics).
    */
   subscription?: "opens" | "closes" | "topics";
+  /** It never counts against RATE_LIMIT_PER_SEC: stopping work must stay possible for a caller over its rate. */
+  unlimited?: boolean;
 }
 
 /** One JSON-RPC method: its name, its traits and its handler, which gets params already validated and defaulted. */

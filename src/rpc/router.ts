@@ -49,12 +49,15 @@ export class Router<S> {
   // The library would print every error a method throws; the hub logs what matters itself.
   #server = new JSONRPCServer<CallContext<S>>({ errorListener: () => {} });
   #rates = new WeakMap<ConnectionState, RateLimit>();
+  // Methods whose traits exempt them from the rate limit (cancel).
+  #unlimited = new Set<string>();
 
   constructor(options: RouterOptions<S>) {
     this.#options = options;
     for (const method of options.methods) {
       if (!options.validator.has(method.name)) throw new Error(`method ${method.name} is missing from the OpenRPC document`);
       this.#server.addMethod(method.name, (params: object, call: CallContext<S>) => method.run(params, call));
+      if (method.traits.unlimited) this.#unlimited.add(method.name);
     }
     this.#server.mapErrorToJSONRPCErrorResponse = (id, error: unknown) => {
       if (!(error instanceof HubError)) log.error("a method failed unexpectedly", { error: (error as Error)?.stack ?? String(error) });
@@ -121,7 +124,7 @@ export class Router<S> {
         message: `${maxInflight} requests are already in flight on this connection (MAX_INFLIGHT); retry when some are answered`,
       });
     }
-    const retryAfterMs = item.method === "cancel" ? 0 : this.#rateOf(connection).take();
+    const retryAfterMs = this.#unlimited.has(item.method) ? 0 : this.#rateOf(connection).take();
     if (retryAfterMs > 0) {
       return errorResponse(id, {
         code: ErrorCode.OVERLOADED,
