@@ -43,6 +43,22 @@ describe("RATE_LIMIT_PER_SEC (real hubs)", function () {
     }
   });
 
+  it("cancel is never limited: a connection over its rate can still stop its work", async () => {
+    const client = await connect(limited);
+    try {
+      client.sendRaw(pings(RATE + 1));
+      expect(outcome((await client.nextFrame()) as Answer[]).at(-1)).to.equal(OVERLOADED);
+      const cancels = JSON.stringify(
+        Array.from({ length: RATE }, (_, i) => ({ jsonrpc: "2.0", method: "cancel", id: 100 + i, params: { id: i } })),
+      );
+      client.sendRaw(cancels);
+      const answers = (await client.nextFrame()) as { result?: { cancelled: boolean } }[];
+      expect(answers.map((a) => a.result?.cancelled)).to.deep.equal(Array<boolean>(RATE).fill(false));
+    } finally {
+      await client.close();
+    }
+  });
+
   it("each connection, an agent's too, has a bucket of its own", async () => {
     const first = await connect(limited);
     const second = await connect(limited);
