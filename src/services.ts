@@ -64,3 +64,16 @@ export function readyAgent(call: HubCall, target: string): AgentRecord {
   if (agent.state !== "ready") throw new HubError("AGENT_UNAVAILABLE", `the agent on ${target} has not said ready yet; retry shortly`);
   return agent;
 }
+
+/**
+ * The client a call about a client (not a tab) acts for: the one asked for, else a scoped token's first client, else
+ * DEFAULT_CLIENT_ID; FORBIDDEN when the caller's token does not reach it. `doing` names the act for the message.
+ */
+export function callerClient(call: HubCall, requested: string | undefined, doing: string): string {
+  const { scope } = call.connection;
+  const clientId = requested ?? (scope ? [...scope][0] : undefined) ?? call.services.config.defaultClientId;
+  if (!call.services.clients.canSee(call.connection, clientId)) {
+    throw new HubError("FORBIDDEN", `this token may not ${doing} for client ${clientId}; use one of its own clients`);
+  }
+  return clientId;
+}

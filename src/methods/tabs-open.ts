@@ -2,7 +2,7 @@ import { HubError } from "../errors.js";
 import { formatTarget } from "../target-id.js";
 import { navigateTab } from "../runtime/navigate-tab.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
-import { defineMethod, type HubCall } from "../services.js";
+import { callerClient, defineMethod } from "../services.js";
 
 const CLOSE_TIMEOUT_MS = 2_000;
 // How long past the call's budget a Target.createTarget answer is still waited for, to close a tab that came late.
@@ -12,7 +12,7 @@ const LATE_TAB_GRACE_MS = 10_000;
 export const tabsOpen = defineMethod("tabs.open", { runs: "here", changesListings: true }, async (params, call) => {
   const { browser, clients, pool, config } = call.services;
   checkUrlAllowed(params.url, config);
-  const clientId = ownerFor(params.clientId, call);
+  const clientId = callerClient(call, params.clientId, "open tabs");
   const open = clients.tabCount(clientId);
   if (open >= config.maxTabsPerClient) {
     throw new HubError(
@@ -55,13 +55,3 @@ export const tabsOpen = defineMethod("tabs.open", { runs: "here", changesListing
     throw error;
   }
 });
-
-/** The client the new tab belongs to: the one asked for, else a scoped token's first client, else the default. */
-function ownerFor(requested: string | undefined, call: HubCall): string {
-  const { scope } = call.connection;
-  const clientId = requested ?? (scope ? [...scope][0] : undefined) ?? call.services.config.defaultClientId;
-  if (!call.services.clients.canSee(call.connection, clientId)) {
-    throw new HubError("FORBIDDEN", `this token may not open tabs for client ${clientId}; use one of its own clients`);
-  }
-  return clientId;
-}
