@@ -10,6 +10,7 @@ import { consoleList } from "./console-list.js";
 import { consoleSubscribe } from "./console-subscribe.js";
 import { consoleUnsubscribe } from "./console-unsubscribe.js";
 import { content } from "./content.js";
+import { cookiesGet } from "./cookies-get.js";
 import { evaluate } from "./evaluate.js";
 import { eventsSubscribe } from "./events-subscribe.js";
 import { navigate } from "./navigate.js";
@@ -40,6 +41,7 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "console.unsubscribe": consoleUnsubscribe,
   "console.list": consoleList,
   "events.subscribe": eventsSubscribe,
+  "cookies.get": cookiesGet,
   "agent.run": agentRun,
   "agent.call": agentCall,
 };

@@ -92,6 +92,24 @@ export interface ConsoleLine {
   stack?: string;
 }
 
+/** A cookie of a client's browser context, as Chrome keeps it. */
+export interface Cookie {
+  name: string;
+  value: string;
+  /** The host it is sent to; with a leading dot, that host's subdomains too. */
+  domain: string;
+  path: string;
+  /** When it expires, in seconds since the epoch; -1 for a session cookie. */
+  expires: number;
+  /** Hidden from the page's scripts (document.cookie); listed here all the same. */
+  httpOnly: boolean;
+  /** Sent over https only. */
+  secure: boolean;
+  /** Gone when the browser context is. */
+  session: boolean;
+  sameSite?: "Strict" | "Lax" | "None";
+}
+
 /** Each method: what a caller sends, what its handler gets (validated, defaults filled in), and its result. */
 export interface Methods {
   /** `ping`: Checks that the hub is alive and answers with its clock. */
@@ -489,6 +507,25 @@ export interface Methods {
       topics: string[];
     };
   };
+  /** `cookies.get`: Lists a client's cookies, HttpOnly ones included; with urls, only those a request to one of them would carry. */
+  "cookies.get": {
+    params: {
+      /** Whose cookies (default: a scoped token's first client, else DEFAULT_CLIENT_ID). */
+      clientId?: ClientId;
+      /** Only the cookies a request to one of these URLs would carry. */
+      urls?: string[];
+      /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+      timeoutMs?: TimeoutMs;
+    };
+    validated: {
+      clientId?: ClientId;
+      urls?: string[];
+      timeoutMs?: TimeoutMs;
+    };
+    result: {
+      cookies: Cookie[];
+    };
+  };
   /** `agent.run`: Runs a task on the tab's DevTools agent and returns the agent's result unchanged. */
   "agent.run": {
     params: {
@@ -657,6 +694,7 @@ export const METHOD_NAMES = [
   "console.unsubscribe",
   "console.list",
   "events.subscribe",
+  "cookies.get",
   "agent.run",
   "agent.call",
 ] as const satisfies readonly MethodName[];
