@@ -83,7 +83,7 @@ describe("Router (no transport: frames in, answers out)", () => {
         throw new HubError("TARGET_NOT_FOUND", "no tab a:b; list tabs with tabs.list");
       }),
       method("clients.list", async () => {
-        throw new Error("secret internals");
+        throw new Error("a bug's own details");
       }),
     ]);
     expect(await answer(router, { jsonrpc: "2.0", id: 1, method: "ping" })).to.deep.equal({
@@ -95,7 +95,7 @@ describe("Router (no transport: frames in, answers out)", () => {
       error: { code: number; message: string };
     };
     expect(internal.error.code).to.equal(-32603);
-    expect(internal.error.message).to.not.include("secret");
+    expect(internal.error.message).to.not.include("own details");
   });
 
   it("answers a call past its budget with TIMEOUT even when the handler never settles", async () => {
