@@ -15,7 +15,7 @@ import { hubStderrReport, startHubProcess, type HubProcess } from "./load.js";
 import { asTableRows, LOAD_CONNECTIONS, loadFigures, type LoadFigure } from "./load-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
-import { relayFloorFigures } from "./relay-floor-figure.js";
+import { hotPathFigures } from "./hot-path-figure.js";
 import { screenshotFigure } from "./screenshot-figure.js";
 import { throughputFigure } from "./throughput-figure.js";
 import { WsCaller } from "./ws-caller.js";
@@ -26,6 +26,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 500);
 // A folder: the hub child writes a V8 CPU profile of the whole run there (open it in Chrome DevTools).
 const HUB_CPU_PROFILE_DIR = process.env.BENCH_HUB_CPU_PROF;
+// Part of a step's name: only the steps that have it run (while working on one figure); the table and chart are then partial.
+const ONLY = process.env.BENCH_ONLY;
 
 /**
  * The load figures on a hub started for them alone, on the same Chromium, with its inspector: memory per connection
@@ -42,14 +44,19 @@ async function loadOnFreshHub(cdpUrl: string): Promise<LoadFigure[]> {
 }
 
 /** The figures in the order they run; each alternative library connects, measures and disconnects on its own. */
-function steps(context: BenchContext, hubUrl: string, chromePid: number): Array<[string, () => Promise<Figure | Figure[]>]> {
+function steps(
+  context: BenchContext,
+  pids: { hub: number; chrome: number },
+  hubUrl: string,
+): Array<[string, () => Promise<Figure | Figure[]>]> {
+  const { hub: hubPid, chrome: chromePid } = pids;
   return [
     ["evaluate vs raw CDP", () => evaluateFigure(context)],
     ["evaluate vs puppeteer-core", () => puppeteerFigure(context)],
     ["evaluate vs playwright-core", () => playwrightFigure(context)],
     ["evaluate vs connect-per-command", () => connectPerCommandFigure(context)],
     ["evaluate throughput", () => throughputFigure(context)],
-    ["floor: a bare relay process", () => relayFloorFigures(context)],
+    ["the hot path against a bare relay process", () => hotPathFigures(context, hubPid)],
     ["screenshot", () => screenshotFigure(context)],
     ["console", () => consoleFigures(context)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
@@ -101,7 +108,10 @@ async function main(): Promise<void> {
       calls: CALLS_PER_ROUND,
     };
     const figures: Figure[] = [];
-    for (const [what, step] of steps(context, child.url, chrome.process.pid ?? 0)) {
+    const chosen = steps(context, { hub: child.pid, chrome: chrome.process.pid ?? 0 }, child.url).filter(
+      ([what]) => !ONLY || what.includes(ONLY),
+    );
+    for (const [what, step] of chosen) {
       const began = performance.now();
       figures.push(...[await step()].flat());
       process.stderr.write(`bench: ${what} measured in ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
