@@ -68,6 +68,9 @@ interface ApiLine {
   entry: ApiLogEntry;
   at: number;
 }
+// api.log lines are written in batches: at most this long after their call, or once this many wait.
+const API_LOG_FLUSH_MS = 200;
+const API_LOG_MAX_PENDING = 2_000;
 let apiFile: LogFile<ApiLine> | null = null;
 let isoAt = -1;
 let iso = "";
@@ -129,6 +132,8 @@ export function configureLogging(config: Config, extraSecrets: readonly string[]
     maxBytes: config.logMaxBytes,
     maxFiles: config.logMaxFiles,
     onError: (error) => log.error("cannot write api.log; request lines are lost until it can", { error: error.message }),
+    flushMs: API_LOG_FLUSH_MS,
+    maxPending: API_LOG_MAX_PENDING,
   });
 }
 
