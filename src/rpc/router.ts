@@ -1,4 +1,3 @@
-import { JSONRPCServer, type JSONRPCResponse } from "json-rpc-2.0";
 import { Budget } from "../budget.js";
 import { ErrorCode, HubError, toWireError, type ErrorName } from "../errors.js";
 import { log, logApi } from "../log.js";
@@ -46,8 +45,7 @@ const CODE_NAMES = new Map<number, ErrorName>(Object.entries(ErrorCode).map(([na
 /** Turns frames into responses: envelope rules, limits, params validation, budgets and cancellation, then the handler. */
 export class Router<S> {
   #options: RouterOptions<S>;
-  // The library would print every error a method throws; the hub logs what matters itself.
-  #server = new JSONRPCServer<CallContext<S>>({ errorListener: () => {} });
+  #methods = new Map<string, MethodDefinition<S>>();
   #rates = new WeakMap<ConnectionState, RateLimit>();
   // Methods whose traits exempt them from the rate limit (cancel).
   #unlimited = new Set<string>();
@@ -56,13 +54,9 @@ export class Router<S> {
     this.#options = options;
     for (const method of options.methods) {
       if (!options.validator.has(method.name)) throw new Error(`method ${method.name} is missing from the OpenRPC document`);
-      this.#server.addMethod(method.name, (params: object, call: CallContext<S>) => method.run(params, call));
+      this.#methods.set(method.name, method);
       if (method.traits.unlimited) this.#unlimited.add(method.name);
     }
-    this.#server.mapErrorToJSONRPCErrorResponse = (id, error: unknown) => {
-      if (!(error instanceof HubError)) log.error("a method failed unexpectedly", { error: (error as Error)?.stack ?? String(error) });
-      return { jsonrpc: "2.0", id, error: toWireError(error) };
-    };
   }
 
   /** Answers one text frame: the serialized response, or null when nothing is owed (notifications only). */
@@ -97,7 +91,7 @@ export class Router<S> {
     return owed.length > 0 ? `[${owed.map(serialize).join(",")}]` : null;
   }
 
-  async #handleItem(item: RequestItem | InvalidItem, connection: ConnectionState): Promise<JsonRpcResponse | JSONRPCResponse | null> {
+  async #handleItem(item: RequestItem | InvalidItem, connection: ConnectionState): Promise<JsonRpcResponse | null> {
     if (item.kind === "invalid") return item.response;
     const started = performance.now();
     const response = await this.#dispatch(item, connection);
@@ -111,11 +105,11 @@ export class Router<S> {
       outcome,
       peer: connection.peer,
     });
-    this.#options.observer?.answered(this.#server.hasMethod(item.method) ? item.method : "unknown", outcome, durationMs / 1000);
+    this.#options.observer?.answered(this.#methods.has(item.method) ? item.method : "unknown", outcome, durationMs / 1000);
     return item.id === undefined ? null : response;
   }
 
-  async #dispatch(item: RequestItem, connection: ConnectionState): Promise<JsonRpcResponse | JSONRPCResponse> {
+  async #dispatch(item: RequestItem, connection: ConnectionState): Promise<JsonRpcResponse> {
     const id = item.id ?? null;
     const { maxInflight, defaultTimeoutMs } = this.#options;
     if (connection.inflight.size >= maxInflight) {
@@ -132,7 +126,8 @@ export class Router<S> {
         data: { retryAfterMs },
       });
     }
-    if (!this.#server.hasMethod(item.method)) {
+    const method = this.#methods.get(item.method);
+    if (!method) {
       return errorResponse(id, {
         code: ErrorCode.METHOD_NOT_FOUND,
         message: `method "${item.method.slice(0, 100)}" does not exist; the methods are listed in protocol/tabwire.openrpc.json`,
@@ -155,10 +150,12 @@ export class Router<S> {
     this.#options.observer?.running(1);
     const call: CallContext<S> = { services: this.#options.services, connection, budget, id: item.id };
     try {
-      const request = { jsonrpc: "2.0" as const, id, method: item.method, params };
-      const response = await answerWithin(this.#server.receive(request, call), budget);
-      return response ?? { jsonrpc: "2.0", id, result: null };
+      // A handler that throws before its first await is caught here too.
+      const result = await answerWithin(method.run(params, call), budget);
+      return { jsonrpc: "2.0", id, result: result ?? null };
     } catch (error) {
+      // A HubError is the caller's answer; anything else is a bug, logged here and answered -32603 without its details.
+      if (!(error instanceof HubError)) log.error("a method failed unexpectedly", { error: (error as Error)?.stack ?? String(error) });
       return { jsonrpc: "2.0", id, error: toWireError(error) };
     } finally {
       budget.dispose();
@@ -229,7 +226,7 @@ function answerWithin<T>(work: PromiseLike<T>, budget: Budget): Promise<T> {
 }
 
 /** A response as text; one too big or too deep to write becomes an INTERNAL_ERROR for its id, so it is still answered. */
-function serialize(response: JsonRpcResponse | JSONRPCResponse): string {
+function serialize(response: JsonRpcResponse): string {
   try {
     return JSON.stringify(response);
   } catch (error) {
