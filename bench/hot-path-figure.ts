@@ -13,6 +13,9 @@ const IN_FLIGHT = 16;
 const BLOCK_CALLS = 100;
 const BLOCK_ROUNDS = 40;
 const CPU_CALLS = 500;
+// Calls each path makes before it is measured: a fresh hub spends more CPU compiling its own code (V8's optimizing
+// compiler runs on threads of the process) than answering, for its first few thousand calls; the relay has little code.
+const WARMUP_CALLS = 3_000;
 
 type Path = "raw" | "relay" | "hub";
 
@@ -58,7 +61,7 @@ export async function hotPathFigures(context: BenchContext, hubPid: number): Pro
 
 async function rotatedBlocks(via: Record<Path, () => Promise<unknown>>, pids: Record<"relay" | "hub", number>): Promise<Blocks> {
   const paths: Path[] = ["raw", "relay", "hub"];
-  for (const path of paths) await timeSequential(200, via[path]);
+  for (const path of paths) await timeSequential(WARMUP_CALLS, via[path]);
   const blocks: Blocks = { latency: { raw: [], relay: [], hub: [] }, cpu: { relay: 0, hub: 0 } };
   for (let round = 0; round < BLOCK_ROUNDS; round++) {
     for (let i = 0; i < paths.length; i++) {
