@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { Cookie } from "../../src/protocol/types.js";
 import type { Hub } from "../../src/hub.js";
+import { TestAgent } from "../fixtures/wire-agent.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
@@ -9,6 +10,7 @@ import { connect, startTestHub } from "../support/test-hub.js";
 const FULL = "cookies-full-token";
 const TOKEN_A = "cookies-token-alpha";
 const TOKEN_B = "cookies-token-beta";
+const KEY_B = "cookies-agent-key-beta";
 
 type Cookies = { cookies: Cookie[] };
 
@@ -22,7 +24,12 @@ describe("cookies.get: a client's cookies, from its own browser context (real hu
 
   before(async () => {
     site = await startFixtureServer();
-    hub = await startTestHub({ HUB_TOKEN: FULL, HUB_TOKENS: `${TOKEN_A}:alpha,${TOKEN_B}:beta`, AUTH_KEY: "cookies-agent-key" });
+    hub = await startTestHub({
+      HUB_TOKEN: FULL,
+      HUB_TOKENS: `${TOKEN_A}:alpha,${TOKEN_B}:beta`,
+      AUTH_KEY: "cookies-agent-key",
+      AGENT_KEYS: `${KEY_B}:beta`,
+    });
     [full, alpha, beta] = await Promise.all([
       connect(hub, { token: FULL }),
       connect(hub, { token: TOKEN_A }),
@@ -67,5 +74,19 @@ describe("cookies.get: a client's cookies, from its own browser context (real hu
       expect(refused.code, clientId).to.equal(-32007);
       expect(refused.message).to.not.include("alpha-secret");
     }
+  });
+
+  it("refuses an agent whose key reaches another client, and a caller with no token never gets in", async () => {
+    const agent = await TestAgent.connect({ url: `${hub.url}/agent?token=${KEY_B}`, clientId: "beta:worker" });
+    try {
+      expect(await agent.registration()).to.include({ status: "accepted" });
+      const refused = (await agent.call("cookies.get", { clientId: "alpha" }).catch((error: unknown) => error)) as { code?: number };
+      expect(refused.code).to.equal(-32007);
+      expect(await agent.call("cookies.get", {})).to.deep.equal({ cookies: [] });
+    } finally {
+      await agent.close();
+    }
+    const stranger = await connect(hub).catch((error: { status?: number }) => error.status);
+    expect(stranger).to.equal(401);
   });
 });
