@@ -32,6 +32,13 @@ export interface AgentRegistryEvents {
   status: [agent: AgentRecord, frame: Record<string, unknown>];
 }
 
+/** The registry's lifecycle events and the notification each one is announced as (events.subscribe topic `agents`). */
+export const AGENT_NOTIFICATIONS = [
+  ["connected", "agent.connected"],
+  ["ready", "agent.ready"],
+  ["disconnected", "agent.disconnected"],
+] as const;
+
 /**
  * The agents connected now, by composite id. A tab that registers again replaces its old connection at once, and
  * the old socket's late close never removes the new one.

@@ -1,4 +1,4 @@
-import type { AgentRecord } from "../agents/agent-registry.js";
+import { AGENT_NOTIFICATIONS, type AgentRecord } from "../agents/agent-registry.js";
 import type { TabEntry } from "../clients/client-manager.js";
 import type { Topic } from "../events/event-topics.js";
 import { relayNotification, type ConnectionState } from "../rpc/method.js";
@@ -18,12 +18,6 @@ export interface ClusterEventsOptions {
   timeoutMs: number;
 }
 
-const AGENT_EVENTS = [
-  ["connected", "agent.connected"],
-  ["ready", "agent.ready"],
-  ["disconnected", "agent.disconnected"],
-] as const;
-
 /**
  * events.subscribe across the cluster: this instance's tab and agent events go to every other instance, and the
  * other instances' events reach this instance's watchers (its own events reach them through EventTopics as before).
@@ -41,7 +35,7 @@ export class ClusterEvents {
   constructor(options: ClusterEventsOptions) {
     this.#options = options;
     const { agents, clients } = options.services;
-    for (const [event, method] of AGENT_EVENTS) {
+    for (const [event, method] of AGENT_NOTIFICATIONS) {
       const listener = (agent: AgentRecord): void => {
         if (options.isEvicted(agent)) return;
         this.#queue({

@@ -115,7 +115,7 @@ export class Cluster implements ClusterView {
       registry: this.#registry,
       router,
       traitsOf: (method) => traits.get(method),
-      afterCall: (method) => this.#relist(traits.get(method)),
+      afterCall: (methodTraits) => this.#relist(methodTraits),
     });
     this.#events = new ClusterEvents({
       services,

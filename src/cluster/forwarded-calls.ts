@@ -30,7 +30,7 @@ const SEND_TIMEOUT_MS = 2_000;
 export class ForwardedCalls {
   #registry: ClusterRegistry;
   #router: Router<HubServices>;
-  #afterCall: (method: string) => Promise<void>;
+  #afterCall: (traits: MethodTraits | undefined) => Promise<void>;
   #traitsOf: (method: string) => MethodTraits | undefined;
   #proxies = new Map<string, Proxy>();
 
@@ -38,7 +38,8 @@ export class ForwardedCalls {
     registry: ClusterRegistry;
     router: Router<HubServices>;
     traitsOf: (method: string) => MethodTraits | undefined;
-    afterCall: (method: string) => Promise<void>;
+    /** Runs after a forwarded call ran here, with its method's traits (an unknown method has none). */
+    afterCall: (traits: MethodTraits | undefined) => Promise<void>;
   }) {
     this.#registry = options.registry;
     this.#traitsOf = options.traitsOf;
@@ -53,9 +54,10 @@ export class ForwardedCalls {
     const request = { jsonrpc: "2.0", id: message.id, method: message.method, params: message.params };
     const response = await this.#router.handleValue(request, proxy.state);
     if (response === null) return;
-    const subscription = this.#traitsOf(message.method)?.subscription;
+    const traits = this.#traitsOf(message.method);
+    const subscription = traits?.subscription;
     if (subscription === "opens" || subscription === "closes") this.#count(proxy, subscription, response);
-    await this.#afterCall(message.method);
+    await this.#afterCall(traits);
     this.#dropIfIdle(proxy);
     this.#answer(message, response).catch((error: unknown) => {
       log.debug("cluster: cannot send an answer back", { to: message.from, error: (error as Error).message });

@@ -1,4 +1,4 @@
-import type { AgentRecord, AgentRegistry } from "../agents/agent-registry.js";
+import { AGENT_NOTIFICATIONS, type AgentRecord, type AgentRegistry } from "../agents/agent-registry.js";
 import type { ClientManager } from "../clients/client-manager.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { ConsoleStream } from "./console-stream.js";
@@ -20,11 +20,7 @@ export class EventTopics {
   constructor(clients: ClientManager, consoleStream: ConsoleStream, agents: AgentRegistry) {
     this.#clients = clients;
     this.#console = consoleStream;
-    for (const [event, method] of [
-      ["connected", "agent.connected"],
-      ["ready", "agent.ready"],
-      ["disconnected", "agent.disconnected"],
-    ] as const) {
+    for (const [event, method] of AGENT_NOTIFICATIONS) {
       agents.on(event, (agent: AgentRecord) => {
         const { clientId: target, baseId: clientId, tabId } = agent;
         for (const connection of this.#watchers("agents", clientId)) connection.notify(method, { target, clientId, tabId });

@@ -47,15 +47,12 @@ export class Router<S> {
   #options: RouterOptions<S>;
   #methods = new Map<string, MethodDefinition<S>>();
   #rates = new WeakMap<ConnectionState, RateLimit>();
-  // Methods whose traits exempt them from the rate limit (cancel).
-  #unlimited = new Set<string>();
 
   constructor(options: RouterOptions<S>) {
     this.#options = options;
     for (const method of options.methods) {
       if (!options.validator.has(method.name)) throw new Error(`method ${method.name} is missing from the OpenRPC document`);
       this.#methods.set(method.name, method);
-      if (method.traits.unlimited) this.#unlimited.add(method.name);
     }
   }
 
@@ -118,7 +115,8 @@ export class Router<S> {
         message: `${maxInflight} requests are already in flight on this connection (MAX_INFLIGHT); retry when some are answered`,
       });
     }
-    const retryAfterMs = this.#unlimited.has(item.method) ? 0 : this.#rateOf(connection).take();
+    const method = this.#methods.get(item.method);
+    const retryAfterMs = method?.traits.unlimited ? 0 : this.#rateOf(connection).take();
     if (retryAfterMs > 0) {
       return errorResponse(id, {
         code: ErrorCode.OVERLOADED,
@@ -126,7 +124,6 @@ export class Router<S> {
         data: { retryAfterMs },
       });
     }
-    const method = this.#methods.get(item.method);
     if (!method) {
       return errorResponse(id, {
         code: ErrorCode.METHOD_NOT_FOUND,

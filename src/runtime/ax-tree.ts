@@ -1,13 +1,5 @@
 import type { Protocol } from "devtools-protocol";
-
-/** One node of a snapshot: what `snapshot` returns in `root`. */
-export interface SnapshotNode {
-  ref: string;
-  role: string;
-  name: string;
-  value?: string | number | boolean;
-  children?: SnapshotNode[];
-}
+import type { SnapshotNode } from "../protocol/types.js";
 
 /** How to shape the tree: which nodes to keep, how deep to go, and the number of the first ref. */
 export interface AxTreeOptions {

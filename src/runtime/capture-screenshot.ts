@@ -2,7 +2,7 @@ import type { Protocol } from "devtools-protocol";
 import type { Budget } from "../budget.js";
 import { ProtocolError } from "../cdp/callback-registry.js";
 import type { TabSession } from "../cdp/tab-session.js";
-import type { Result } from "../protocol/types.js";
+import type { Result, ValidatedParams } from "../protocol/types.js";
 import { HubError } from "../errors.js";
 import { withCaptureLock } from "./capture-lock.js";
 import { runHubScript } from "./hub-script.js";
@@ -10,7 +10,7 @@ import { imageSizeOfBase64 } from "./image-size.js";
 import { isContextGone, protocolFailureOf } from "../cdp/protocol-errors.js";
 
 /** An image format Chrome encodes screenshots in. */
-export type ImageFormat = "png" | "jpeg" | "webp";
+export type ImageFormat = ValidatedParams<"screenshot">["format"];
 
 /** A rectangle in CSS pixels, in document coordinates. */
 export interface CssRect {

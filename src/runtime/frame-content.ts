@@ -5,10 +5,11 @@ import type { CdpConnection } from "../cdp/connection.js";
 import type { CdpSession } from "../cdp/session.js";
 import { HubError } from "../errors.js";
 import { runHubScript } from "./hub-script.js";
+import type { ValidatedParams } from "../protocol/types.js";
 import { UTF8_LENGTH_IN_PAGE } from "./utf8-cut.js";
 
 /** What `content` returns a document as. */
-export type ContentFormat = "html" | "text";
+export type ContentFormat = ValidatedParams<"content">["format"];
 
 /** A session frames are read through: the tab's own, or one attached to an out-of-process iframe. */
 export type FrameSession = Pick<CdpSession, "send">;

@@ -4,6 +4,7 @@ import type { CdpConnection } from "../cdp/connection.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import { IframeReader, readFrame, type ContentFormat, type FrameDocument } from "./frame-content.js";
+import type { Result } from "../protocol/types.js";
 import { cutUtf8 } from "./utf8-cut.js";
 import { protocolFailureOf } from "../cdp/protocol-errors.js";
 
@@ -15,12 +16,7 @@ export interface ContentOptions {
 }
 
 /** What `content` answers. */
-export interface ContentResult {
-  format: ContentFormat;
-  content: string;
-  length: number;
-  truncated?: true;
-}
+export type ContentResult = Result<"content">;
 
 /** Where a page's content is read: the tab, and the browser connection that reaches its out-of-process iframes. */
 export interface ContentSource {

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError, isHubError } from "../errors.js";
-import { buildAxTree, type SnapshotNode } from "./ax-tree.js";
+import type { Result } from "../protocol/types.js";
+import { buildAxTree } from "./ax-tree.js";
 import { refTableOf } from "./ref-registry.js";
 
 /** The params of `snapshot` once validated and defaulted. */
@@ -12,13 +13,7 @@ export interface SnapshotOptions {
 }
 
 /** The result of `snapshot` (docs/protocol.md section 5, "Page structure and capture"). */
-export interface Snapshot {
-  snapshotId: string;
-  url: string;
-  title: string;
-  text: string;
-  root: SnapshotNode;
-}
+export type Snapshot = Result<"snapshot">;
 
 /** Takes the accessibility tree of the tab's main frame and makes its refs the ones callOn resolves on this tab. */
 export async function snapshotTab(tab: TabSession, options: SnapshotOptions, budget: Budget): Promise<Snapshot> {

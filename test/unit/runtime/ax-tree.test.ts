@@ -1,6 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import { expect } from "chai";
-import { buildAxTree, type SnapshotNode } from "../../../src/runtime/ax-tree.js";
+import type { SnapshotNode } from "../../../src/protocol/types.js";
+import { buildAxTree } from "../../../src/runtime/ax-tree.js";
 
 type AxNode = Protocol.Accessibility.AXNode;
 
