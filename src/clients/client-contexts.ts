@@ -70,6 +70,16 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
     return budget.race(context.making);
   }
 
+  /**
+   * Where a client's pages live now, making nothing: `{}` for DEFAULT_CLIENT_ID (Chrome's default context),
+   * `{ browserContextId }` once its own context is made, null while it has none.
+   */
+  existing(clientId: string): { browserContextId?: string } | null {
+    if (clientId === this.#options.defaultClientId) return {};
+    const id = this.#byClient.get(clientId)?.id;
+    return id ? { browserContextId: id } : null;
+  }
+
   /** The client a browser context belongs to, if it is one of the clients' contexts. */
   clientOf(browserContextId: string | undefined): string | undefined {
     return browserContextId === undefined ? undefined : this.#byContextId.get(browserContextId);

@@ -7,10 +7,17 @@ import { callerClient, defineMethod } from "../services.js";
 export const cookiesGet = defineMethod("cookies.get", { runs: "here" }, async (params, call) => {
   const clientId = callerClient(call, params.clientId, "read cookies");
   const { clients, browser } = call.services;
-  const browserContextId = await clients.contexts.acquire(clientId, call.budget);
+  const context = clients.contexts.existing(clientId);
+  // A client without a browser context has no cookies: reading them makes no context.
+  if (context === null) return { cookies: [] };
   const { cookies } = await browser
     .connection()
-    .send("Storage.getCookies", browserContextId === undefined ? {} : { browserContextId }, { budget: call.budget });
+    .send("Storage.getCookies", context, { budget: call.budget })
+    // A context disposed meanwhile (idle past CLIENT_IDLE_MS) took its cookies with it.
+    .catch((error: unknown) => {
+      if (clients.contexts.existing(clientId) === null) return { cookies: [] };
+      throw error;
+    });
   const urls = params.urls?.map(parseUrl);
   return { cookies: cookies.filter((cookie) => !urls || urls.some((url) => isSentTo(cookie, url))).map(cookieOf) };
 });
