@@ -75,11 +75,6 @@ export default tseslint.config(
     },
   },
   {
-    // Generated from the OpenRPC document (npm run gen): its length is the protocol's, one entry per method.
-    files: ["src/protocol/types.ts"],
-    rules: { "max-lines": "off" },
-  },
-  {
     // The /rpc fuzzer's generator: one class whose private methods each make one kind of frame from one seeded
     // generator; split across files they would pass the generator's state around. Its corpus is fuzz-corpus.ts.
     files: ["test/support/fuzz-frames.ts"],

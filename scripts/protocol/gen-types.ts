@@ -4,7 +4,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { handlerFile, INDEX_PATH, methodsIndex } from "./methods-index.js";
 import { readDocument } from "./openrpc-document.js";
-import { protocolTypes, TYPES_PATH } from "./protocol-types.js";
+import { PROTOCOL_DIR, protocolModules } from "./protocol-types.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -14,10 +14,8 @@ if (missing.length > 0) {
   console.error(`these methods of the document have no handler file yet: ${missing.join(", ")}`);
   process.exit(1);
 }
-for (const [file, text] of [
-  [TYPES_PATH, protocolTypes(doc)],
-  [INDEX_PATH, methodsIndex(doc)],
-] as const) {
+const modules = Object.entries(protocolModules(doc)).map(([name, text]) => [`${PROTOCOL_DIR}/${name}`, text] as const);
+for (const [file, text] of [...modules, [INDEX_PATH, methodsIndex(doc)] as const]) {
   mkdirSync(path.dirname(path.join(ROOT, file)), { recursive: true });
   writeFileSync(path.join(ROOT, file), text);
   console.log(`wrote ${file}`);

@@ -3,7 +3,7 @@ import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import { INDEX_PATH, methodsIndex } from "../../scripts/protocol/methods-index.js";
 import { readDocument } from "../../scripts/protocol/openrpc-document.js";
-import { protocolTypes, TYPES_PATH } from "../../scripts/protocol/protocol-types.js";
+import { PROTOCOL_DIR, protocolModules } from "../../scripts/protocol/protocol-types.js";
 import { REFERENCE_PATH, referenceMarkdown } from "../../scripts/protocol/reference-markdown.js";
 import { METHODS } from "../../src/methods/index.js";
 
@@ -15,12 +15,13 @@ function onDisk(file: string): string {
 }
 
 describe("contract: what is generated from the OpenRPC document is in step with it", () => {
-  for (const [file, generate] of [
-    [TYPES_PATH, protocolTypes],
-    [INDEX_PATH, methodsIndex],
-  ] as const) {
+  const generated = [
+    ...Object.entries(protocolModules(doc)).map(([name, text]) => [`${PROTOCOL_DIR}/${name}`, text] as const),
+    [INDEX_PATH, methodsIndex(doc)] as const,
+  ];
+  for (const [file, text] of generated) {
     it(`${file} is what npm run gen writes from the document`, () => {
-      expect(onDisk(file) === generate(doc), `${file} differs from the document: run npm run gen`).to.equal(true);
+      expect(onDisk(file) === text, `${file} differs from the document: run npm run gen`).to.equal(true);
     });
   }
 
