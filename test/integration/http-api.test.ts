@@ -2,6 +2,7 @@ import { expect } from "chai";
 import type { TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
+import { TOKEN_ROUTES } from "../support/http-request.js";
 import { connectClient, startTestHub } from "../support/test-hub.js";
 
 const TOKEN = "http-api-token-1";
@@ -97,18 +98,7 @@ describe("HTTP API of docs/protocol.md section 7 (real hub, real Chromium)", fun
   });
 
   it("every route but /health refuses a missing token with 401; a forbidden URL is 403; a missing tab 404 on every page route", async () => {
-    const routes: [string, string][] = [
-      ["GET", "/status"],
-      ["GET", "/clients"],
-      ["GET", "/clients/local/tabs"],
-      ["POST", "/tabs/open"],
-      ["POST", "/tabs/close"],
-      ["POST", "/page/content"],
-      ["POST", "/page/screenshot"],
-      ["POST", "/page/execute"],
-      ["POST", "/v1/responses"],
-    ];
-    for (const [method, path] of routes)
+    for (const [method, path] of TOKEN_ROUTES)
       expect((await request(`${method} ${path}`, { body: method === "POST" ? {} : undefined, token: null })).status, path).to.equal(401);
     expect((await request("POST /tabs/open", { body: { clientId: "web", url: "file:///etc/passwd" } })).status).to.equal(403);
     const gone = { clientId: "web", tabId: "NOSUCHTAB" };

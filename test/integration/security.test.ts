@@ -3,7 +3,7 @@ import { expect } from "chai";
 import type { Hub } from "../../src/hub.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
 import { collect } from "../support/collect.js";
-import { request, upgradeStatus, type Reply } from "../support/http-request.js";
+import { request, TOKEN_ROUTES, upgradeStatus, type Reply } from "../support/http-request.js";
 import { RpcError, rpcFailure, TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, openTab, type OpenedTab } from "../support/tabs.js";
 import { connect, startTestHub } from "../support/test-hub.js";
@@ -15,19 +15,6 @@ const AGENT_KEY = "agent-key-cccccccc";
 const WRONG = "full-token-aaaaaaab";
 const FORBIDDEN = -32007;
 const TARGET_NOT_FOUND = -32002;
-
-/** The routes of docs/protocol.md section 7 that need a token (all but GET /health). */
-const HTTP_ROUTES: readonly [string, string][] = [
-  ["GET", "/status"],
-  ["GET", "/clients"],
-  ["GET", "/clients/local/tabs"],
-  ["POST", "/tabs/open"],
-  ["POST", "/tabs/close"],
-  ["POST", "/page/content"],
-  ["POST", "/page/screenshot"],
-  ["POST", "/page/execute"],
-  ["POST", "/v1/responses"],
-];
 
 /** An error object with every spelling of the target replaced, to compare a hidden tab's error with a missing one's. */
 function normalized(error: { code: number; message: string; data?: unknown }, ...names: string[]): string {
@@ -89,7 +76,7 @@ describe("security (real hubs, real Chromium)", function () {
 
     it("every HTTP route but /health answers 401 to a missing, wrong, wrong-length or empty token, by header or ?token=, without echoing it", async () => {
       const port = guarded.port;
-      for (const [method, route] of HTTP_ROUTES) {
+      for (const [method, route] of TOKEN_ROUTES) {
         expect((await request(port, `${method} ${route}`)).status, `${method} ${route} with no token`).to.equal(401);
         for (const token of [WRONG, "x", ""]) {
           const byHeader = await request(port, `${method} ${route}`, { token });
@@ -215,7 +202,7 @@ describe("security (real hubs, real Chromium)", function () {
 
     it("a foreign Origin gets 403 on the HTTP routes too, so a web page cannot drive the hub (a no-token hub least of all)", async () => {
       const origin = "https://evil.example";
-      for (const [method, route] of HTTP_ROUTES) {
+      for (const [method, route] of TOKEN_ROUTES) {
         expect((await request(guarded.port, `${method} ${route}`, { token: FULL, origin })).status, `${method} ${route}`).to.equal(403);
       }
       const observer = await connect(locked);

@@ -16,6 +16,19 @@ export interface RequestOptions {
   rawBody?: string;
 }
 
+/** The routes of docs/protocol.md section 7 that need a token (all but GET /health). */
+export const TOKEN_ROUTES: readonly [method: string, route: string][] = [
+  ["GET", "/status"],
+  ["GET", "/clients"],
+  ["GET", "/clients/local/tabs"],
+  ["POST", "/tabs/open"],
+  ["POST", "/tabs/close"],
+  ["POST", "/page/content"],
+  ["POST", "/page/screenshot"],
+  ["POST", "/page/execute"],
+  ["POST", "/v1/responses"],
+];
+
 /** One HTTP request to a hub (`"GET /status"`): the token as a Bearer header or in the query, optionally an Origin. */
 export async function request(port: number, methodAndRoute: string, options: RequestOptions = {}): Promise<Reply> {
   const space = methodAndRoute.indexOf(" ");

@@ -15,36 +15,24 @@ export interface TestCertificates {
 export function makeTestCertificates(dir: string): TestCertificates {
   const file = (name: string): string => path.join(dir, name);
   const openssl = (...args: string[]): void => void execFileSync("openssl", args, { stdio: "ignore" });
-  openssl(
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-days",
-    "1",
-    "-subj",
-    "/CN=tabwire test CA",
-    "-keyout",
-    file("ca.key"),
-    "-out",
-    file("ca.crt"),
-  );
-  openssl(
-    "req",
-    "-x509",
-    "-newkey",
-    "rsa:2048",
-    "-nodes",
-    "-days",
-    "1",
-    "-subj",
-    "/CN=tabwire other CA",
-    "-keyout",
-    file("other-ca.key"),
-    "-out",
-    file("other-ca.crt"),
-  );
+  const selfSignedCa = (name: string, commonName: string): void =>
+    openssl(
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      `/CN=${commonName}`,
+      "-keyout",
+      file(`${name}.key`),
+      "-out",
+      file(`${name}.crt`),
+    );
+  selfSignedCa("ca", "tabwire test CA");
+  selfSignedCa("other-ca", "tabwire other CA");
   openssl("req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=127.0.0.1", "-keyout", file("server.key"), "-out", file("server.csr"));
   writeFileSync(file("server.ext"), "subjectAltName=IP:127.0.0.1,DNS:localhost\n");
   openssl(

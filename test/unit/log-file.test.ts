@@ -9,6 +9,11 @@ function freshDir(): string {
   return mkdtempSync(path.join(tmpdir(), "tabwire-log-file-"));
 }
 
+/** A LogFile of strings with the test's flush settings. */
+function stringLog(file: string, flush: { flushMs: number; maxPending: number }): LogFile<string> {
+  return new LogFile(file, { maxBytes: 1024 * 1024, maxFiles: 3, format: String, onError: () => {}, ...flush });
+}
+
 function lines(file: string): string[] {
   return readFileSync(file, "utf8")
     .split("\n")
@@ -37,14 +42,7 @@ describe("LogFile", () => {
 
   it("writes at once when maxPending entries wait, whatever flushMs", () => {
     const file = path.join(freshDir(), "api.log");
-    const log = new LogFile(file, {
-      maxBytes: 1024 * 1024,
-      maxFiles: 3,
-      format: String,
-      onError: () => {},
-      flushMs: 60_000,
-      maxPending: 3,
-    });
+    const log = stringLog(file, { flushMs: 60_000, maxPending: 3 });
     log.write("a");
     log.write("b");
     expect(lines(file)).to.deep.equal([]);
@@ -55,14 +53,7 @@ describe("LogFile", () => {
 
   it("loses no queued line on close, and writes nothing after it", () => {
     const file = path.join(freshDir(), "api.log");
-    const log = new LogFile(file, {
-      maxBytes: 1024 * 1024,
-      maxFiles: 3,
-      format: String,
-      onError: () => {},
-      flushMs: 10_000,
-      maxPending: 100,
-    });
+    const log = stringLog(file, { flushMs: 10_000, maxPending: 100 });
     log.write("queued");
     log.close();
     log.write("late");
