@@ -2,9 +2,6 @@ import type { Protocol } from "devtools-protocol";
 import type { ConsoleLine, EvaluateResult } from "../protocol/types.js";
 import { consoleLevel, consoleText } from "../runtime/console-text.js";
 
-/** Where a console message came from: console.* calls, uncaught exceptions, or the browser's own log. */
-export type ConsoleSource = "console" | "exception" | "browser";
-
 /** A console argument as the protocol serializes it (the shape of an evaluate result). */
 export type ConsoleArg = EvaluateResult;
 

@@ -1,10 +1,11 @@
 import { AGENT_NOTIFICATIONS, type AgentRecord, type AgentRegistry } from "../agents/agent-registry.js";
 import type { ClientManager } from "../clients/client-manager.js";
+import type { ValidatedParams } from "../protocol/types.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { ConsoleStream } from "./console-stream.js";
 
 /** The topics of events.subscribe. */
-export type Topic = "tabs" | "agents" | "clients";
+export type Topic = ValidatedParams<"events.subscribe">["topics"][number];
 
 /**
  * Tab notifications: `tab.opened` and `tab.closed` to connections subscribed to the `tabs` topic that may see the

@@ -1,7 +1,8 @@
 import type { Protocol } from "devtools-protocol";
+import type { ConsoleLine } from "../protocol/types.js";
 
 /** The console levels the protocol speaks of. */
-export type ConsoleLevel = "log" | "info" | "warn" | "error" | "debug";
+export type ConsoleLevel = ConsoleLine["level"];
 
 const LEVELS: Readonly<Record<string, ConsoleLevel>> = {
   log: "log",
