@@ -68,6 +68,11 @@ describe("cookies.get: a client's cookies, from its own browser context (real hu
     expect(names(await full.call<Cookies>("cookies.get", { clientId: "alpha" }))).to.deep.equal(["session", "theme"]);
   });
 
+  it("reads a client without a browser context as empty, and makes it none", async () => {
+    expect((await full.call<Cookies>("cookies.get", { clientId: "gamma" })).cookies).to.deep.equal([]);
+    expect(hub.services.clients.contexts.existing("gamma")).to.equal(null);
+  });
+
   it("refuses a scoped token another client's cookies with FORBIDDEN, and the default client's too", async () => {
     for (const clientId of ["alpha", "local"]) {
       const refused = await rpcFailure(beta.call("cookies.get", { clientId }));
