@@ -9,6 +9,7 @@ const BASICS = [
   "config.ts",
   "config-error.ts",
   "config-values.ts",
+  "deadline-queue.ts",
   "errors.ts",
   "ids.ts",
   "log.ts",
@@ -29,8 +30,11 @@ const LAYERS = [
   { target: ["clients"], allow: [...BASICS, "protocol", "cdp", "agents"] },
   { target: ["events"], allow: [...BASICS, "protocol", "rpc", "cdp", "runtime", "agents", "clients"] },
   {
-    target: ["services.ts", "metrics.ts"],
-    allow: [...BASICS, "protocol", "rpc", "cdp", "transport", "runtime", "agents", "clients", "events", "services.ts", "metrics.ts"],
+    target: ["services.ts", "metrics.ts", "call-tally.ts"],
+    allow: [
+      ...BASICS,
+      ...["protocol", "rpc", "cdp", "transport", "runtime", "agents", "clients", "events", "services.ts", "metrics.ts", "call-tally.ts"],
+    ],
   },
   {
     target: ["methods"],

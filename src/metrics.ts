@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Registry, type Metric } from "prom-client";
+import { CallTally } from "./call-tally.js";
 import type { Browser } from "./cdp/browser.js";
 import type { SessionPool } from "./cdp/session-pool.js";
 import type { ConsoleStream } from "./events/console-stream.js";
@@ -23,42 +24,35 @@ const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
  */
 export class HubMetrics implements CallObserver {
   readonly registry = new Registry();
-  #requests: Counter<"method" | "outcome">;
-  #duration: Histogram<"method" | "outcome">;
-  #inflight: Gauge;
+  #calls = new CallTally(DURATION_BUCKETS);
+  #running = 0;
   #connections: Gauge<"kind">;
-  #timeouts: Counter<"method">;
   #clusterDropped: Counter<"reason"> | undefined;
   #refused: Counter<"reason">;
-  /** The counter and histogram children of each method and outcome: prom-client hashes the labels on every lookup. */
-  #children = new Map<string, { requests: { inc(): void }; duration: { observe(value: number): void } }>();
 
   constructor(sources: MetricSources) {
     const registers = [this.registry];
-    this.#requests = new Counter({
-      name: "tabwire_requests_total",
-      help: "JSON-RPC requests answered, by method and outcome (ok or the error name)",
-      labelNames: ["method", "outcome"],
+    // The calls are tallied in plain numbers and read when scraped: they are counted on every call.
+    for (const metric of [
+      this.#calls.counter("tabwire_requests_total", "JSON-RPC requests answered, by method and outcome (ok or the error name)"),
+      this.#calls.histogram("tabwire_request_duration_seconds", "Time from a request's arrival to its answer"),
+      this.#calls.outcomeCounter("TIMEOUT", { name: "tabwire_timeouts_total", help: "Calls answered TIMEOUT, by method" }),
+    ]) {
+      this.registry.registerMetric(metric as unknown as Metric);
+    }
+    const running = (): number => this.#running;
+    new Gauge({
+      name: "tabwire_inflight_calls",
+      help: "Requests running now, over all connections",
       registers,
+      collect(this: Gauge) {
+        this.set(running());
+      },
     });
-    this.#duration = new Histogram({
-      name: "tabwire_request_duration_seconds",
-      help: "Time from a request's arrival to its answer",
-      labelNames: ["method", "outcome"],
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
-    this.#inflight = new Gauge({ name: "tabwire_inflight_calls", help: "Requests running now, over all connections", registers });
     this.#connections = new Gauge({
       name: "tabwire_connections",
       help: "Open WebSocket connections by kind",
       labelNames: ["kind"],
-      registers,
-    });
-    this.#timeouts = new Counter({
-      name: "tabwire_timeouts_total",
-      help: "Calls answered TIMEOUT, by method",
-      labelNames: ["method"],
       registers,
     });
     for (const kind of ["orchestrator", "agent"] as const) this.#connections.labels(kind).set(0);
@@ -74,20 +68,12 @@ export class HubMetrics implements CallObserver {
 
   /** A request started (+1) or stopped (-1) running. */
   running(delta: 1 | -1): void {
-    this.#inflight.inc(delta);
+    this.#running += delta;
   }
 
   /** A request was answered: `method` is a real method name (never one a caller made up), `outcome` ok or an error name. */
   answered(method: string, outcome: string, seconds: number): void {
-    const key = `${method}\n${outcome}`;
-    let children = this.#children.get(key);
-    if (!children) {
-      children = { requests: this.#requests.labels(method, outcome), duration: this.#duration.labels(method, outcome) };
-      this.#children.set(key, children);
-    }
-    children.requests.inc();
-    children.duration.observe(seconds);
-    if (outcome === "TIMEOUT") this.#timeouts.labels(method).inc();
+    this.#calls.record(method, outcome, seconds);
   }
 
   /** Cluster (Redis): counts the messages between instances that were dropped, by reason (each shown from 0); returns the counter. */
