@@ -1,4 +1,8 @@
+import { DeadlineQueue, type QueuedDeadline } from "./deadline-queue.js";
 import { HubError } from "./errors.js";
+
+/** The deadlines of every budget, on one timer (a Node timer per call is a measurable part of a short call's cost). */
+export const budgetDeadlines = new DeadlineQueue();
 
 /**
  * The time a call may take, end to end: a deadline, what is left of it, and listeners told when it ends (deadline
@@ -12,7 +16,7 @@ export class Budget {
   readonly deadline: number;
   #reason: Error | null = null;
   #controller: AbortController | null = null;
-  #timer: NodeJS.Timeout;
+  #timer: QueuedDeadline;
   #listeners: (() => void)[] = [];
   #deferred: (() => void)[] = [];
   #disposed = false;
@@ -21,9 +25,9 @@ export class Budget {
   constructor(timeoutMs: number) {
     this.timeoutMs = timeoutMs;
     this.deadline = Date.now() + timeoutMs;
-    this.#timer = setTimeout(() => {
+    this.#timer = budgetDeadlines.add(timeoutMs, () => {
       this.#end(new HubError("TIMEOUT", `timed out after ${timeoutMs} ms`, { timeoutMs, terminated: false }));
-    }, timeoutMs);
+    });
   }
 
   /** A signal that fires when the budget ends, with the reason (made on first use). */
@@ -105,7 +109,7 @@ export class Budget {
   dispose(): void {
     if (this.#disposed) return;
     this.#disposed = true;
-    clearTimeout(this.#timer);
+    budgetDeadlines.remove(this.#timer);
     this.#listeners = [];
     for (const release of this.#deferred.splice(0)) release();
   }
