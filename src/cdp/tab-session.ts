@@ -8,6 +8,14 @@ import type { CdpSession } from "./session.js";
 /** How the hub answers JavaScript dialogs so that no call hangs on one. */
 export type DialogPolicy = "accept" | "dismiss";
 
+/** What a call running page code hears of its tab while it runs (TabSession.watchCall). */
+export interface CallWatcher {
+  /** The main frame navigated: the document the call ran in is gone. */
+  navigated(): void;
+  /** The page logged to the console. */
+  console?(event: Protocol.Runtime.ConsoleAPICalledEvent): void;
+}
+
 /** How a tab's session behaves: its dialog policy, and whom to tell when it stops a script. */
 export interface TabSettings {
   dialogPolicy: DialogPolicy;
@@ -29,6 +37,8 @@ export class TabSession {
   #terminations = 0;
   #settings: TabSettings;
   #navigationListeners = new Set<() => void>();
+  // One set per tab rather than an emitter listener and a navigation listener per call: cheaper on the hot path.
+  #callWatchers = new Set<CallWatcher>();
 
   private constructor(cdp: CdpSession, settings: TabSettings) {
     this.cdp = cdp;
@@ -41,7 +51,13 @@ export class TabSession {
       if (event.frame.parentId === undefined) this.#onNavigated();
     });
     cdp.on("Runtime.executionContextsCleared", () => this.#onNavigated());
-    cdp.on("closed", () => this.#navigationListeners.clear());
+    cdp.on("Runtime.consoleAPICalled", (event) => {
+      for (const watcher of this.#callWatchers) watcher.console?.(event);
+    });
+    cdp.on("closed", () => {
+      this.#navigationListeners.clear();
+      this.#callWatchers.clear();
+    });
   }
 
   /** Attaches a flattened session to `tabId` and enables the domains every call relies on, each command within CDP_COMMAND_TIMEOUT_MS. */
@@ -129,8 +145,15 @@ export class TabSession {
     return () => this.#navigationListeners.delete(each);
   }
 
+  /** Tells `watcher` of navigations and console messages until the returned function is called. */
+  watchCall(watcher: CallWatcher): () => void {
+    this.#callWatchers.add(watcher);
+    return () => this.#callWatchers.delete(watcher);
+  }
+
   #onNavigated(): void {
     for (const listener of [...this.#navigationListeners]) listener();
+    for (const watcher of [...this.#callWatchers]) watcher.navigated();
   }
 
   async #answerDialog(event: Protocol.Page.JavascriptDialogOpeningEvent, policy: DialogPolicy): Promise<void> {

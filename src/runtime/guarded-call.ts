@@ -28,22 +28,23 @@ export async function guardedCall(
   run: () => Promise<EvaluateResult>,
 ): Promise<EvaluateResult> {
   const { budget, captureConsole } = how;
-  let stopWatching = (): void => {};
-  // A navigation can leave an awaited promise pending forever in the old document, so the call fails at once.
-  const navigated = new Promise<never>((_resolve, reject) => {
-    stopWatching = tab.onNavigated(() => reject(pageNavigated()));
-  });
   const terminationsBefore = tab.terminations;
   const captured: ConsoleEntry[] = [];
-  const stopCapture = captureConsole
-    ? tab.listen("Runtime.consoleAPICalled", (event) => {
-        if (captured.length < MAX_CAPTURED_MESSAGES) {
-          captured.push({ level: consoleLevel(event.type), text: consoleText(event.args), timestamp: event.timestamp });
-        }
-      })
-    : undefined;
+  let stopWatching = (): void => {};
   try {
-    const result = await Promise.race([run(), navigated]);
+    const result = await new Promise<EvaluateResult>((resolve, reject) => {
+      stopWatching = tab.watchCall({
+        // A navigation can leave an awaited promise pending forever in the old document, so the call fails at once.
+        navigated: () => reject(pageNavigated()),
+        console: captureConsole
+          ? (event) => {
+              if (captured.length >= MAX_CAPTURED_MESSAGES) return;
+              captured.push({ level: consoleLevel(event.type), text: consoleText(event.args), timestamp: event.timestamp });
+            }
+          : undefined,
+      });
+      run().then(resolve, reject);
+    });
     if (captured.length > 0) result.console = captured;
     return result;
   } catch (error) {
@@ -53,7 +54,6 @@ export async function guardedCall(
     throw failure;
   } finally {
     stopWatching();
-    stopCapture?.();
   }
 }
 
