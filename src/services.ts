@@ -4,7 +4,9 @@ import type { TabSession } from "./cdp/tab-session.js";
 import type { AgentRecord, AgentRegistry } from "./agents/agent-registry.js";
 import type { ClientManager, TabEntry } from "./clients/client-manager.js";
 import type { ClusterView } from "./clients/cluster-view.js";
-import { parseTarget } from "./target-id.js";
+import { formatTarget, parseTarget } from "./target-id.js";
+import { runAction, type ActionScope } from "./runtime/act.js";
+import type { ActionOutcome } from "./runtime/action-watch.js";
 import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
@@ -76,4 +78,27 @@ export function callerClient(call: HubCall, requested: string | undefined, doing
     throw new HubError("FORBIDDEN", `this token may not ${doing} for client ${clientId}; use one of its own clients`);
   }
   return clientId;
+}
+
+/** Runs an action (`act`'s element lookups and input) on the target's tab and answers what it did and set off. */
+export async function actOn(
+  call: HubCall,
+  what: { target: string; method: MethodName },
+  act: (scope: ActionScope) => Promise<void>,
+): Promise<Result<"click">> {
+  const { tab } = await acquireTab(call, what.target);
+  const outcome = await runAction(tab, { budget: call.budget, pages: call.services.browser, method: what.method }, act);
+  return actionAnswer(call, outcome);
+}
+
+/** An action's answer: ok, a navigation, a dialog, and the pages it opened as the targets of their clients. */
+function actionAnswer(call: HubCall, outcome: ActionOutcome): Result<"click"> {
+  const { openedTabIds, navigated, dialog } = outcome;
+  const opened = (openedTabIds ?? []).map((tabId) => formatTarget(call.services.clients.ownerOf(tabId), tabId));
+  return {
+    ok: true,
+    ...(navigated ? { navigated } : {}),
+    ...(dialog ? { dialog: dialog as NonNullable<Result<"click">["dialog"]> } : {}),
+    ...(opened.length > 0 ? { opened } : {}),
+  };
 }

@@ -29,6 +29,7 @@ const VALUE_KEYWORDS = new Set([
   "pattern",
   "minItems",
   "maxItems",
+  "uniqueItems",
   "contentEncoding",
   "format",
   "examples",

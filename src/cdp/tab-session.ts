@@ -1,5 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import { HubError, isHubError } from "../errors.js";
+import type { Budget } from "../budget.js";
 import { log } from "../log.js";
 import { CDP_COMMAND_TIMEOUT_MS, type CommandOptions } from "./callback-registry.js";
 import type { CdpConnection, CommandName, CommandParams, CommandResult, EventName, EventParams } from "./connection.js";
@@ -39,6 +40,9 @@ export class TabSession {
   #navigationListeners = new Set<() => void>();
   // One set per tab rather than an emitter listener and a navigation listener per call: cheaper on the hot path.
   #callWatchers = new Set<CallWatcher>();
+  /** The lifecycle events of the main frame's current document; unknown until one began under this session. */
+  #lifecycle = new Set<string>();
+  #lifecycleKnown = false;
 
   private constructor(cdp: CdpSession, settings: TabSettings) {
     this.cdp = cdp;
@@ -51,6 +55,14 @@ export class TabSession {
       if (event.frame.parentId === undefined) this.#onNavigated();
     });
     cdp.on("Runtime.executionContextsCleared", () => this.#onNavigated());
+    cdp.on("Page.lifecycleEvent", (event) => {
+      if (event.frameId !== this.tabId) return;
+      if (event.name === "init") {
+        this.#lifecycle.clear();
+        this.#lifecycleKnown = true;
+      }
+      this.#lifecycle.add(event.name);
+    });
     cdp.on("Runtime.consoleAPICalled", (event) => {
       for (const watcher of this.#callWatchers) watcher.console?.(event);
     });
@@ -143,6 +155,30 @@ export class TabSession {
     const each = (): void => listener();
     this.#navigationListeners.add(each);
     return () => this.#navigationListeners.delete(each);
+  }
+
+  /**
+   * Resolves once the main frame's document has reached a lifecycle event (`DOMContentLoaded`, `load`,
+   * `networkIdle`...). For a document that began before this session was attached, its readyState stands in: complete
+   * counts as every event, interactive as DOMContentLoaded.
+   */
+  lifecycleReached(name: string, budget: Budget): Promise<void> {
+    if (this.#lifecycle.has(name)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const stop = this.listen("Page.lifecycleEvent", (event) => {
+        if (event.frameId !== this.tabId || event.name !== name) return;
+        stop();
+        resolve();
+      });
+      budget.defer(stop);
+      if (this.#lifecycleKnown) return;
+      this.send("Runtime.evaluate", { expression: "document.readyState", returnByValue: true }, { budget }).then(
+        ({ result }) => {
+          if (result.value === "complete" || (result.value === "interactive" && name === "DOMContentLoaded")) resolve();
+        },
+        () => {},
+      );
+    });
   }
 
   /** Tells `watcher` of navigations and console messages until the returned function is called. */

@@ -5,6 +5,7 @@ import { agentCall } from "./agent-call.js";
 import { agentRun } from "./agent-run.js";
 import { callOn } from "./call-on.js";
 import { cancel } from "./cancel.js";
+import { click } from "./click.js";
 import { clientsList } from "./clients-list.js";
 import { consoleList } from "./console-list.js";
 import { consoleSubscribe } from "./console-subscribe.js";
@@ -13,14 +14,22 @@ import { content } from "./content.js";
 import { cookiesGet } from "./cookies-get.js";
 import { evaluate } from "./evaluate.js";
 import { eventsSubscribe } from "./events-subscribe.js";
+import { fillForm } from "./fill-form.js";
+import { fill } from "./fill.js";
+import { hover } from "./hover.js";
 import { navigate } from "./navigate.js";
 import { ping } from "./ping.js";
+import { press } from "./press.js";
 import { screenshot } from "./screenshot.js";
+import { scroll } from "./scroll.js";
+import { select } from "./select.js";
 import { snapshot } from "./snapshot.js";
 import { tabsActivate } from "./tabs-activate.js";
 import { tabsClose } from "./tabs-close.js";
 import { tabsList } from "./tabs-list.js";
 import { tabsOpen } from "./tabs-open.js";
+import { type } from "./type.js";
+import { waitFor } from "./wait-for.js";
 
 /** Every method the hub serves, by name: the one list (a method is its handler file and its OpenRPC entry). */
 export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
@@ -44,4 +53,13 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "cookies.get": cookiesGet,
   "agent.run": agentRun,
   "agent.call": agentCall,
+  click,
+  hover,
+  type,
+  press,
+  fill,
+  fillForm,
+  select,
+  scroll,
+  "wait.for": waitFor,
 };

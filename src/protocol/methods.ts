@@ -25,6 +25,15 @@ interface MethodDefaults {
   "cookies.get": never;
   "agent.run": "tool";
   "agent.call": "params";
+  click: "button" | "clickCount" | "modifiers";
+  hover: never;
+  type: "delay";
+  press: never;
+  fill: never;
+  fillForm: never;
+  select: never;
+  scroll: "deltaX" | "deltaY";
+  "wait.for": "state";
 }
 
 /** A method's params once validated: the ones with a default are always there. */
@@ -70,4 +79,13 @@ export const METHOD_NAMES = [
   "cookies.get",
   "agent.run",
   "agent.call",
+  "click",
+  "hover",
+  "type",
+  "press",
+  "fill",
+  "fillForm",
+  "select",
+  "scroll",
+  "wait.for",
 ] as const satisfies readonly MethodName[];

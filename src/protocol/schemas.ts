@@ -109,3 +109,31 @@ export interface Cookie {
   session: boolean;
   sameSite?: "Strict" | "Lax" | "None";
 }
+
+/** A modifier key held during the input. */
+export type Modifier = "Alt" | "Control" | "Meta" | "Shift";
+
+/** What an action did: `ok` true, and what it set off. */
+export interface ActionResult {
+  ok: true;
+  /** The main frame navigated to this URL. */
+  navigated?: {
+    url: string;
+  };
+  /** Pages the tab opened during the action, as targets. */
+  opened?: Target[];
+  /** A JavaScript dialog opened during the action. */
+  dialog?: {
+    type: "alert" | "confirm" | "prompt" | "beforeunload";
+    message: string;
+    defaultPrompt?: string;
+  };
+  /** select only: the values of the options now selected. */
+  selected?: string[];
+}
+
+export interface WaitResult {
+  ok: true;
+  /** How long the hub waited, in milliseconds. */
+  waitedMs: number;
+}

@@ -137,6 +137,15 @@ describe("security (real hubs, real Chromium)", function () {
         "console.list": {},
         "agent.run": { input: "hello" },
         "agent.call": { method: "execute_tool", params: {} },
+        click: { selector: "body" },
+        hover: { selector: "body" },
+        type: { text: "pwned" },
+        press: { key: "Enter" },
+        fill: { selector: "input", value: "pwned" },
+        fillForm: { fields: [{ selector: "input", value: "pwned" }] },
+        select: { selector: "select", values: ["pwned"] },
+        scroll: { deltaY: 100 },
+        "wait.for": { text: "pwned" },
       };
       const document = JSON.parse(readFileSync(new URL("../../../protocol/tabwire.openrpc.json", import.meta.url), "utf8")) as {
         methods: { name: string; params: { name: string }[] }[];

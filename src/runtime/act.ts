@@ -1,0 +1,111 @@
+import type { Budget } from "../budget.js";
+import { isContextGone } from "../cdp/protocol-errors.js";
+import type { TabSession } from "../cdp/tab-session.js";
+import { HubError } from "../errors.js";
+import { actionPoint, type ActionChecks, type Point } from "./actionable.js";
+import { watchAction, type ActionOutcome, type PageSource } from "./action-watch.js";
+import { elementObject, nodeOfReference, type ElementReference, type ObjectScope } from "./element-object.js";
+import { nextObjectGroup } from "./guarded-call.js";
+
+/** An element an action is given: a snapshot ref, a CSS selector, or a point of the viewport (CSS pixels). */
+export type ElementSpec = ElementReference | Point;
+
+/** The element keys of an action's params (flat: `ref`, or `selector`, or `x` and `y`). */
+export interface ElementKeys {
+  ref?: string;
+  selector?: string;
+  x?: number;
+  y?: number;
+}
+
+const RELEASE_TIMEOUT_MS = 1_000;
+
+/** The one element the keys name, or null when none is given; INVALID_PARAMS for two, or for x without y. */
+export function elementOf(keys: ElementKeys, method: string, path = ""): ElementSpec | null {
+  const given = (["ref", "selector", "x", "y"] as const).filter((name) => keys[name] !== undefined);
+  const invalid = (message: string): HubError =>
+    new HubError("INVALID_PARAMS", `invalid params for ${method}: ${message}`, {
+      errors: [{ path: `${path}/${given[0] ?? "ref"}`, message }],
+    });
+  if (keys.ref !== undefined && given.length === 1) return { ref: keys.ref };
+  if (keys.selector !== undefined && given.length === 1) return { selector: keys.selector };
+  if (keys.x !== undefined && keys.y !== undefined && given.length === 2) return { x: keys.x, y: keys.y };
+  if (given.length === 0) return null;
+  if (given.length === 1) throw invalid("give x and y together");
+  throw invalid(`give one element: ref, or selector, or x and y; not ${given.join(" and ")}`);
+}
+
+/** The element an action needs, or INVALID_PARAMS saying how to name one. */
+export function requiredElementOf(keys: ElementKeys, method: string, path = ""): ElementSpec {
+  const element = elementOf(keys, method, path);
+  if (element) return element;
+  throw new HubError("INVALID_PARAMS", `invalid params for ${method}: name the element by ref, selector, or x and y`, {
+    errors: [{ path: `${path}/ref`, message: "give ref, selector, or x and y" }],
+  });
+}
+
+/** What an action runs with: its tab, its remote objects' scope, and how to find an element's point. */
+export class ActionScope implements ObjectScope {
+  readonly tab: TabSession;
+  readonly budget: Budget;
+  readonly objectGroup = nextObjectGroup();
+  readonly method: string;
+
+  constructor(tab: TabSession, budget: Budget, method: string) {
+    this.tab = tab;
+    this.budget = budget;
+    this.method = method;
+  }
+
+  /** The remote object of a referenced element (NODE_NOT_FOUND when there is none). */
+  object(element: ElementReference): Promise<string> {
+    return elementObject(this, nodeOfReference(this.tab, element), this.method);
+  }
+
+  /** Calls one of the hub's page functions on a remote object and returns its value. */
+  async callFunction<T>(objectId: string, functionDeclaration: string, args: readonly unknown[]): Promise<T> {
+    const { result, exceptionDetails } = await this.tab.send(
+      "Runtime.callFunctionOn",
+      { functionDeclaration, objectId, arguments: args.map((value) => ({ value })), returnByValue: true, userGesture: true },
+      { budget: this.budget },
+    );
+    if (exceptionDetails) {
+      throw new Error(`a function of the hub failed in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
+    }
+    return result.value as T;
+  }
+
+  /** Evaluates one of the hub's expressions in the page and returns its value. */
+  async evaluate<T>(expression: string): Promise<T> {
+    const { result } = await this.tab.send("Runtime.evaluate", { expression, returnByValue: true }, { budget: this.budget });
+    return result.value as T;
+  }
+
+  /** Where to act on the element, once it is actionable; a point is taken as it is. */
+  async point(element: ElementSpec, checks: ActionChecks): Promise<Point> {
+    if ("x" in element) return element;
+    return actionPoint(this, await this.object(element), checks);
+  }
+}
+
+/**
+ * Runs an action on a tab: the element lookups and input of `act`, what it set off (navigation, opened pages, a
+ * dialog), its remote objects released afterwards, and a page that went away mid-action as PAGE_NAVIGATED.
+ */
+export async function runAction(
+  tab: TabSession,
+  context: { budget: Budget; pages: PageSource; method: string },
+  act: (scope: ActionScope) => Promise<void>,
+): Promise<ActionOutcome> {
+  const scope = new ActionScope(tab, context.budget, context.method);
+  try {
+    return await watchAction(tab, context, () => act(scope));
+  } catch (error) {
+    if (isContextGone(error)) {
+      throw new HubError("PAGE_NAVIGATED", `the page navigated or reloaded during ${context.method}; take a new snapshot and act again`);
+    }
+    throw error;
+  } finally {
+    tab.send("Runtime.releaseObjectGroup", { objectGroup: scope.objectGroup }, { timeoutMs: RELEASE_TIMEOUT_MS }).catch(() => {});
+  }
+}

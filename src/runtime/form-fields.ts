@@ -1,0 +1,104 @@
+import { HubError } from "../errors.js";
+import type { ActionScope } from "./act.js";
+import type { ElementReference } from "./element-object.js";
+import { actionPoint } from "./actionable.js";
+import { TabInput } from "./input.js";
+
+// Runs on the element: focuses it and selects what it holds, for text to replace it. Inputs whose value is not
+// typed get it set with input and change events. Answers "typed", "set", or why the element takes no text.
+const PREPARE_FILL = `function (value) {
+  const el = this.nodeType === Node.TEXT_NODE ? this.parentElement : this;
+  const tag = el.tagName;
+  if (tag === "INPUT") {
+    const type = el.type;
+    if (["date", "time", "datetime-local", "month", "week", "color", "range"].includes(type)) {
+      el.focus();
+      el.value = value;
+      if (el.value !== value) return "the input of type " + type + " does not take the value " + JSON.stringify(value);
+      el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+      el.dispatchEvent(new Event("change", { bubbles: true }));
+      return "set";
+    }
+    if (!["text", "search", "email", "password", "tel", "url", "number"].includes(type)) return "an input of type " + type + " takes no text";
+    el.focus();
+    el.select();
+    return "typed";
+  }
+  if (tag === "TEXTAREA") {
+    el.focus();
+    el.select();
+    return "typed";
+  }
+  if (el.isContentEditable) {
+    el.focus();
+    const range = document.createRange();
+    range.selectNodeContents(el);
+    const selection = getSelection();
+    selection.removeAllRanges();
+    selection.addRange(range);
+    return "typed";
+  }
+  return "a " + tag.toLowerCase() + " element takes no text";
+}`;
+
+// Runs on a select: selects the options named by value (else label); answers the values selected or why not.
+const SELECT_OPTIONS = `function (values) {
+  if (this.tagName !== "SELECT") return { error: "the element is a " + this.tagName.toLowerCase() + ", not a select" };
+  const options = [...this.options];
+  const picked = [];
+  for (const value of values) {
+    const option = options.find((o) => o.value === value) || options.find((o) => o.label === value);
+    if (!option) return { error: "no option of the select has the value or label " + JSON.stringify(value) };
+    picked.push(option);
+  }
+  if (!this.multiple && picked.length > 1) return { error: "the select takes one value, not " + picked.length };
+  for (const option of options) option.selected = picked.includes(option);
+  this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  this.dispatchEvent(new Event("change", { bubbles: true }));
+  return { selected: options.filter((o) => o.selected).map((o) => o.value) };
+}`;
+
+const KIND_OF_FIELD = `function () {
+  if (this.tagName === "SELECT") return { kind: "select" };
+  if (this.tagName === "INPUT" && (this.type === "checkbox" || this.type === "radio")) return { kind: this.type, checked: this.checked };
+  return { kind: "text" };
+}`;
+
+const VISIBLE_AND_ENABLED = { enabled: true, editable: false, hitTest: false };
+
+/** Replaces the text of an input, textarea or contenteditable element, as `fill` does. */
+export async function fillElement(scope: ActionScope, element: ElementReference, value: string): Promise<void> {
+  const objectId = await scope.object(element);
+  await actionPoint(scope, objectId, { enabled: true, editable: true, hitTest: false });
+  const prepared = await scope.callFunction<string>(objectId, PREPARE_FILL, [value]);
+  if (prepared === "set") return;
+  if (prepared !== "typed") throw new HubError("INVALID_PARAMS", `invalid params for ${scope.method}: ${prepared}; fill takes text fields`);
+  const input = new TabInput(scope.tab, scope.budget);
+  if (value === "") await input.press({ modifiers: [], key: { key: "Delete", code: "Delete", keyCode: 46 } });
+  else await input.insertText(value);
+}
+
+/** Selects options of a select by value or label, as `select` does; answers the values now selected. */
+export async function selectOptions(scope: ActionScope, element: ElementReference, values: readonly string[]): Promise<string[]> {
+  const objectId = await scope.object(element);
+  await actionPoint(scope, objectId, VISIBLE_AND_ENABLED);
+  const answer = await scope.callFunction<{ error?: string; selected?: string[] }>(objectId, SELECT_OPTIONS, [values]);
+  if (answer.error !== undefined) throw new HubError("INVALID_PARAMS", `invalid params for ${scope.method}: ${answer.error}`);
+  return answer.selected ?? [];
+}
+
+/** Sets one field of a form by its kind: a checkbox or radio by clicking, a select by its options, text by fill. */
+export async function setField(scope: ActionScope, element: ElementReference, value: string | boolean): Promise<void> {
+  const field = await scope.callFunction<{ kind: string; checked?: boolean }>(await scope.object(element), KIND_OF_FIELD, []);
+  if (field.kind === "checkbox" || field.kind === "radio") {
+    if (typeof value !== "boolean")
+      throw new HubError("INVALID_PARAMS", `a ${field.kind} takes true or false, not ${JSON.stringify(value)}`);
+    if (field.checked === value) return;
+    if (field.kind === "radio" && !value) throw new HubError("INVALID_PARAMS", "a radio is unchecked by checking another of its group");
+    const point = await scope.point(element, { enabled: true, editable: false, hitTest: true });
+    return new TabInput(scope.tab, scope.budget).click(point, { button: "left", clickCount: 1, modifiers: [] });
+  }
+  if (typeof value !== "string") throw new HubError("INVALID_PARAMS", `a ${field.kind} field takes a string, not ${value}`);
+  if (field.kind === "select") await selectOptions(scope, element, [value]);
+  else await fillElement(scope, element, value);
+}
