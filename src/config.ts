@@ -67,7 +67,7 @@ export interface Config {
   heartbeatIntervalMs: number;
   sendHighWaterBytes: number;
   slowReaderTimeoutMs: number;
-  dialogPolicy: "accept" | "dismiss";
+  dialogPolicy: "accept" | "dismiss" | "manual";
   evaluateEnabled: boolean;
   allowUrlSchemes: ReadonlySet<string>;
   logLevel: string;
@@ -139,7 +139,7 @@ export function parseConfig(env: Env): Config {
     heartbeatIntervalMs: integer(env, "HEARTBEAT_INTERVAL_MS", { fallback: 30_000, min: 100 }),
     sendHighWaterBytes: integer(env, "SEND_HIGH_WATER_BYTES", { fallback: 8 * 1024 * 1024, min: 1024 }),
     slowReaderTimeoutMs: integer(env, "SLOW_READER_TIMEOUT_MS", { fallback: 30_000, min: 100 }),
-    dialogPolicy: oneOf(env, "DIALOG_POLICY", { choices: ["dismiss", "accept"] as const, fallback: "dismiss" }),
+    dialogPolicy: oneOf(env, "DIALOG_POLICY", { choices: ["dismiss", "accept", "manual"] as const, fallback: "dismiss" }),
     evaluateEnabled: boolean(env, "EVALUATE_ENABLED", true),
     allowUrlSchemes: list(env, "ALLOW_URL_SCHEMES", (s) => s.toLowerCase().replace(/:$/, "")),
     logLevel: logLevel(env),

@@ -17,6 +17,7 @@ import { METHODS } from "./methods/index.js";
 import type { MethodDefinition } from "./rpc/method.js";
 import { loadOpenRpc, ParamsValidator } from "./rpc/params-validator.js";
 import { Router } from "./rpc/router.js";
+import { UploadFolder } from "./runtime/upload-folder.js";
 import type { HubServices } from "./services.js";
 import { openAgentPeer } from "./agents/agent-peer.js";
 import { AccessPolicy } from "./transport/access-policy.js";
@@ -99,6 +100,7 @@ export async function startHub(config: Config): Promise<Hub> {
     await closeAll(sockets);
     await services.pool.detachAll();
     await services.browser.stop();
+    await services.uploads.removeAll();
     server.closeAllConnections();
   };
   return { port, apiPort, url: `ws://${config.host}:${port}`, services, stop };
@@ -114,7 +116,8 @@ function buildServices(config: Config): HubServices {
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
   const eventTopics = new EventTopics(clients, consoleStream, agents);
   const metrics = new HubMetrics({ browser, pool, console: consoleStream });
-  return { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics };
+  const uploads = new UploadFolder(browser);
+  return { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics, uploads };
 }
 
 /** What taking WebSocket upgrades needs: the parts, who may come in, the two routers, and the open sockets. */

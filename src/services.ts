@@ -7,6 +7,7 @@ import type { ClusterView } from "./clients/cluster-view.js";
 import { formatTarget, parseTarget } from "./target-id.js";
 import { runAction, type ActionScope } from "./runtime/act.js";
 import type { ActionOutcome } from "./runtime/action-watch.js";
+import type { UploadFolder } from "./runtime/upload-folder.js";
 import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
@@ -25,6 +26,8 @@ export interface HubServices {
   console: ConsoleStream;
   eventTopics: EventTopics;
   metrics: HubMetrics;
+  /** Files callers upload, kept per tab until it closes. */
+  uploads: UploadFolder;
   /** Cluster (Redis): the whole cluster for the listings; absent when REDIS_URL is unset. */
   cluster?: ClusterView;
 }

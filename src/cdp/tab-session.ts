@@ -7,7 +7,7 @@ import type { CdpConnection, CommandName, CommandParams, CommandResult, EventNam
 import type { CdpSession } from "./session.js";
 
 /** How the hub answers JavaScript dialogs so that no call hangs on one. */
-export type DialogPolicy = "accept" | "dismiss";
+export type DialogPolicy = "accept" | "dismiss" | "manual";
 
 /** What a call running page code hears of its tab while it runs (TabSession.watchCall). */
 export interface CallWatcher {
@@ -43,14 +43,18 @@ export class TabSession {
   /** The lifecycle events of the main frame's current document; unknown until one began under this session. */
   #lifecycle = new Set<string>();
   #lifecycleKnown = false;
+  /** The dialog left open under DIALOG_POLICY=manual, until it closes. */
+  #openDialog: Protocol.Page.JavascriptDialogOpeningEvent | null = null;
 
   private constructor(cdp: CdpSession, settings: TabSettings) {
     this.cdp = cdp;
     this.tabId = cdp.targetId;
     this.#settings = settings;
     cdp.on("Page.javascriptDialogOpening", (event) => {
-      void this.#answerDialog(event, settings.dialogPolicy);
+      if (settings.dialogPolicy === "manual") this.#openDialog = event;
+      else void this.#answerDialog(event, settings.dialogPolicy);
     });
+    cdp.on("Page.javascriptDialogClosed", () => (this.#openDialog = null));
     cdp.on("Page.frameNavigated", (event) => {
       if (event.frame.parentId === undefined) this.#onNavigated();
     });
@@ -99,6 +103,16 @@ export class TabSession {
   send<M extends CommandName>(method: M, params?: CommandParams<M>, options?: CommandOptions): Promise<CommandResult<M>> {
     this.lastUsedAt = Date.now();
     return this.cdp.send(method, params, options);
+  }
+
+  /** How the tab's dialogs are answered (DIALOG_POLICY). */
+  get dialogPolicy(): DialogPolicy {
+    return this.#settings.dialogPolicy;
+  }
+
+  /** The dialog open on the tab under DIALOG_POLICY=manual, if any. */
+  get openDialog(): Protocol.Page.JavascriptDialogOpeningEvent | null {
+    return this.#openDialog;
   }
 
   /** How many times the hub stopped this tab's script (a call failing after one may have been what it stopped). */
@@ -192,7 +206,7 @@ export class TabSession {
     for (const watcher of [...this.#callWatchers]) watcher.navigated();
   }
 
-  async #answerDialog(event: Protocol.Page.JavascriptDialogOpeningEvent, policy: DialogPolicy): Promise<void> {
+  async #answerDialog(event: Protocol.Page.JavascriptDialogOpeningEvent, policy: "accept" | "dismiss"): Promise<void> {
     try {
       await this.send("Page.handleJavaScriptDialog", { accept: policy === "accept" });
       log.info("answered a dialog", { tabId: this.tabId, type: event.type, accept: policy === "accept" });

@@ -12,6 +12,8 @@ import { consoleSubscribe } from "./console-subscribe.js";
 import { consoleUnsubscribe } from "./console-unsubscribe.js";
 import { content } from "./content.js";
 import { cookiesGet } from "./cookies-get.js";
+import { dialogHandle } from "./dialog-handle.js";
+import { drag } from "./drag.js";
 import { evaluate } from "./evaluate.js";
 import { eventsSubscribe } from "./events-subscribe.js";
 import { fillForm } from "./fill-form.js";
@@ -29,6 +31,7 @@ import { tabsClose } from "./tabs-close.js";
 import { tabsList } from "./tabs-list.js";
 import { tabsOpen } from "./tabs-open.js";
 import { type } from "./type.js";
+import { upload } from "./upload.js";
 import { waitFor } from "./wait-for.js";
 
 /** Every method the hub serves, by name: the one list (a method is its handler file and its OpenRPC entry). */
@@ -62,4 +65,7 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   select,
   scroll,
   "wait.for": waitFor,
+  drag,
+  upload,
+  "dialog.handle": dialogHandle,
 };

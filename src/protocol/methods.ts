@@ -34,6 +34,9 @@ interface MethodDefaults {
   select: never;
   scroll: "deltaX" | "deltaY";
   "wait.for": "state";
+  drag: "steps";
+  upload: never;
+  "dialog.handle": never;
 }
 
 /** A method's params once validated: the ones with a default are always there. */
@@ -88,4 +91,7 @@ export const METHOD_NAMES = [
   "select",
   "scroll",
   "wait.for",
+  "drag",
+  "upload",
+  "dialog.handle",
 ] as const satisfies readonly MethodName[];

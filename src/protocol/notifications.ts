@@ -17,7 +17,7 @@ export interface Notifications {
     /** How many messages were lost. */
     count: number;
   };
-  /** A JavaScript dialog opened in the subscribed tab (and was answered by DIALOG_POLICY). */
+  /** A JavaScript dialog opened in the subscribed tab (and was answered by DIALOG_POLICY, or, under manual, left open for dialog.handle). */
   "dialog.opened": {
     target: Target;
     /** alert, confirm, prompt or beforeunload. */

@@ -122,12 +122,7 @@ export interface ActionResult {
   };
   /** Pages the tab opened during the action, as targets. */
   opened?: Target[];
-  /** A JavaScript dialog opened during the action. */
-  dialog?: {
-    type: "alert" | "confirm" | "prompt" | "beforeunload";
-    message: string;
-    defaultPrompt?: string;
-  };
+  dialog?: Dialog;
   /** select only: the values of the options now selected. */
   selected?: string[];
 }
@@ -136,4 +131,19 @@ export interface WaitResult {
   ok: true;
   /** How long the hub waited, in milliseconds. */
   waitedMs: number;
+}
+
+/** An element: `ref`, or `selector`, or `x` and `y` (a point of the viewport, CSS pixels). */
+export interface ElementRef {
+  ref?: string;
+  selector?: string;
+  x?: number;
+  y?: number;
+}
+
+/** A JavaScript dialog: its type, message, and a prompt's default text. */
+export interface Dialog {
+  type: "alert" | "confirm" | "prompt" | "beforeunload";
+  message: string;
+  defaultPrompt?: string;
 }

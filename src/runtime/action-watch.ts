@@ -19,7 +19,8 @@ export interface PageSource {
 /**
  * Runs an action's input on a tab and reports what it set off. A navigation the input requested is waited for until
  * it commits (or the frame stops loading without one: cancelled, failed, a download; or the budget ends), as a user waits for the next page; a within-document navigation (a
- * history push) counts at once. Pages the tab opened and a dialog that opened are reported as they came.
+ * history push) counts at once. Pages the tab opened and a dialog that opened are reported as they came; under
+ * DIALOG_POLICY=manual a dialog ends the action at once, left open for dialog.handle.
  */
 export async function watchAction(
   tab: TabSession,
@@ -34,6 +35,8 @@ export async function watchAction(
   const settled = new Promise<void>((resolve) => (settle = resolve));
   const mainFrame = (frameId: string): boolean => frameId === tab.tabId;
   const opened: string[] = [];
+  let dialogOpened: () => void = () => {};
+  const dialogShown = new Promise<void>((resolve) => (dialogOpened = resolve));
   const onPage = (page: PageInfo): void => void (page.openerId === tab.tabId && opened.push(page.tabId));
   const stops = [
     // Chrome announces a navigation the input scheduled before it acknowledges the input, the request itself after.
@@ -49,12 +52,21 @@ export async function watchAction(
     tab.listen("Page.frameStoppedLoading", (event) => void (mainFrame(event.frameId) && loading && settle())),
     tab.listen("Page.javascriptDialogOpening", (event) => {
       outcome.dialog = { type: event.type, message: event.message, ...(event.defaultPrompt ? { defaultPrompt: event.defaultPrompt } : {}) };
+      dialogOpened();
     }),
   ];
   context.pages.on("pageCreated", onPage);
   try {
-    await act();
-    if (requested && !outcome.navigated) await Promise.race([settled, new Promise<void>((resolve) => context.budget.onEnd(resolve))]);
+    const acting = act();
+    if (tab.dialogPolicy === "manual") {
+      // The page waits on a dialog left open, and so does the input that opened it: the action answers with the dialog.
+      acting.catch(() => {});
+      await Promise.race([acting, dialogShown]);
+    } else {
+      await acting;
+    }
+    if (requested && !outcome.navigated && !outcome.dialog)
+      await Promise.race([settled, new Promise<void>((resolve) => context.budget.onEnd(resolve))]);
   } finally {
     for (const stop of stops) stop();
     context.pages.off("pageCreated", onPage);

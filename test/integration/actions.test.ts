@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import { createHash, randomBytes } from "node:crypto";
+import { existsSync, readdirSync } from "node:fs";
 import { TabwireError, type TabwireClient } from "../../src/client/index.js";
 import { ErrorCode } from "../../src/errors.js";
 import type { Hub } from "../../src/hub.js";
@@ -287,5 +289,93 @@ describe("actions under EVALUATE_ENABLED=false (real hub)", function () {
       await hub.stop();
       await site.close();
     }
+  });
+});
+
+describe("actions: uploads, drags, pages opened, dialogs left open (real hub, real Chromium)", function () {
+  this.timeout(30_000);
+  let hub: Hub;
+  let site: FixtureServer;
+  let client: TabwireClient;
+  let tab: OpenedTab;
+  const read = async <T>(expression: string): Promise<T> => (await evaluate(client, tab.target, expression)).value as T;
+
+  before(async () => {
+    site = await startFixtureServer();
+    hub = await startTestHub({ DIALOG_POLICY: "manual" });
+    client = await connectClient(hub);
+  });
+  beforeEach(async () => {
+    tab = await openTab(client, site.url("actions.html"));
+  });
+  afterEach(async () => closeTab(client, tab.target));
+  after(async () => {
+    await client.close();
+    await hub.stop();
+    await site.close();
+  });
+
+  it("upload: a 1 MB file arrives byte for byte, named without its path, and is removed when the tab closes", async () => {
+    const bytes = randomBytes(1024 * 1024);
+    const files = [
+      { name: "data.bin", mimeType: "application/octet-stream", data: bytes.toString("base64") },
+      { name: "../../outside.txt", data: Buffer.from("hello").toString("base64") },
+    ];
+    expect(await client.call("upload", { target: tab.target, selector: "#file", files })).to.deep.equal({ ok: true });
+    const sha256 = (data: Buffer): string => createHash("sha256").update(data).digest("hex");
+    const uploaded = await read<{ name: string; size: number; sha256: string }[]>(
+      "new Promise((resolve) => { const check = () => (uploaded ? resolve(uploaded) : setTimeout(check, 10)); check(); })",
+    );
+    expect(uploaded).to.deep.equal([
+      { name: "data.bin", size: bytes.length, sha256: sha256(bytes) },
+      { name: "_.._outside.txt", size: 5, sha256: sha256(Buffer.from("hello")) },
+    ]);
+    const folder = hub.services.uploads.folderOf(tab.tabId) as string;
+    expect(readdirSync(folder, { recursive: true }).map(String)).to.include.members(["1/data.bin", "1/_.._outside.txt"]);
+    const two = await rpcFailure(
+      (await connect(hub)).call("upload", { target: tab.target, selector: "#single", files: [files[1], files[1]] }),
+    );
+    expect([two.code, two.message]).to.deep.equal([
+      ErrorCode.INVALID_PARAMS,
+      "invalid params for upload: the file input takes one file (it has no multiple attribute)",
+    ]);
+    await closeTab(client, tab.target);
+    expect(existsSync(folder)).to.equal(false);
+  });
+
+  it("drag presses on one element, moves with the button held, and releases on the other", async () => {
+    expect(
+      await client.call("drag", { target: tab.target, from: { selector: "#source" }, to: { selector: "#sink" }, steps: 4 }),
+    ).to.deep.equal({
+      ok: true,
+    });
+    const drags = await read<string[]>("drags");
+    expect(drags[0]).to.equal("source:pointerdown:true");
+    expect(drags.at(-1)).to.equal("sink:pointerup:true");
+    expect(drags.filter((entry) => entry === "move").length).to.be.at.least(3);
+  });
+
+  it("a link to a new tab answers the page it opened, listed for the same client", async () => {
+    const answer = await client.call("click", { target: tab.target, selector: "#popup" });
+    expect(answer.opened).to.have.length(1);
+    const opened = (answer.opened as string[])[0] as string;
+    const { tabs } = await client.call("tabs.list", {});
+    expect(tabs.map((t) => t.target)).to.include(opened);
+    await closeTab(client, opened);
+  });
+
+  it("under DIALOG_POLICY=manual a click that opens a confirm answers with it, and dialog.handle accepts it", async () => {
+    const answer = await client.call("click", { target: tab.target, selector: "#confirm" });
+    expect(answer).to.deep.equal({ ok: true, dialog: { type: "confirm", message: "Delete the draft?" } });
+    expect(await client.call("dialog.handle", { target: tab.target, accept: true })).to.deep.equal({
+      ok: true,
+      dialog: { type: "confirm", message: "Delete the draft?" },
+    });
+    await client.call("wait.for", { target: tab.target, text: "confirmed: true" });
+    const none = await rpcFailure((await connect(hub)).call("dialog.handle", { target: tab.target, accept: false }));
+    expect([none.code, none.message]).to.deep.equal([
+      ErrorCode.INVALID_PARAMS,
+      "invalid params for dialog.handle: no dialog is open on this tab",
+    ]);
   });
 });

@@ -146,6 +146,9 @@ describe("security (real hubs, real Chromium)", function () {
         select: { selector: "select", values: ["pwned"] },
         scroll: { deltaY: 100 },
         "wait.for": { text: "pwned" },
+        drag: { from: { selector: "body" }, to: { x: 1, y: 1 } },
+        upload: { selector: "input", files: [{ name: "pwned.txt", data: "cHduZWQ=" }] },
+        "dialog.handle": { accept: true },
       };
       const document = JSON.parse(readFileSync(new URL("../../../protocol/tabwire.openrpc.json", import.meta.url), "utf8")) as {
         methods: { name: string; params: { name: string }[] }[];
