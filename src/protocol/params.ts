@@ -91,6 +91,18 @@ export interface MethodParams {
     interestingOnly?: boolean;
     /** Levels of the returned tree to keep below the root (0: the root alone); all of them when absent. */
     maxDepth?: number;
+    /** Only what can be clicked, typed or selected (buttons, links, fields, checkboxes, selects and their options, tabs, sliders...), with the headings, labels, dialogs, forms and landmarks around them that have a name; everything else is left out and its children take its place. */
+    interactiveOnly?: boolean;
+    /** A ref of the tab's latest snapshot: only that element's subtree. */
+    root?: string;
+    /** Answer the text in pages of whole lines of at most this many characters (a longer line is a page of its own), with `nextCursor` while more remains; `root` is the root node alone. */
+    maxChars?: number;
+    /** A `nextCursor`: the next page of the same snapshot (no new snapshot is taken; its refs stay). Other params but maxChars are ignored. */
+    cursor?: string;
+    /** The snapshotId of the tab's latest snapshot: answer only what changed since, as lines `+ ` (new), `~ ` (role, name or value changed), `- ` (gone); `root` is the root node alone. */
+    diff?: string;
+    /** Give each node of `root` its layout box in the viewport (`box`: {x, y, width, height}, CSS pixels), from one DOMSnapshot of the page. */
+    boxes?: boolean;
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };

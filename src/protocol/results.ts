@@ -51,9 +51,14 @@ export interface MethodResults {
     url: string;
     /** The tab's title when the snapshot was taken. */
     title: string;
-    /** The tree as indented lines, `- button "Submit" [ref=e12]`, two spaces per level. */
+    /** The tree as indented lines, `- button "Submit" [ref=e12]`, two spaces per level; with maxChars one page of them (the pages concatenated are the whole text); with diff the changed lines. */
     text: string;
+    /** The tree, as JSON; paged (maxChars, cursor) and diff answers carry the root node alone, without children. */
     root: SnapshotNode;
+    /** Where the next page begins (pass it as cursor); absent on the last page. */
+    nextCursor?: string;
+    /** Paged answers: the length of the whole text, all pages together. */
+    totalChars?: number;
   };
   callOn: EvaluateResult;
   screenshot: {

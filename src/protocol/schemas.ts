@@ -70,6 +70,13 @@ export interface SnapshotNode {
   value?: string | number | boolean;
   /** The kept child nodes; absent when there are none. */
   children?: SnapshotNode[];
+  /** With boxes: the node's layout box in the viewport, CSS pixels. */
+  box?: {
+    x: number;
+    y: number;
+    width: number;
+    height: number;
+  };
 }
 
 /** A message a tab logged: a console call, an uncaught exception or a browser log entry. */

@@ -1,11 +1,23 @@
 import type { Protocol } from "devtools-protocol";
 import type { SnapshotNode } from "../protocol/types.js";
 
-/** How to shape the tree: which nodes to keep, how deep to go, and the number of the first ref. */
+/** How to shape the tree: which nodes to keep, from where, how deep to go, and the number of the first ref. */
 export interface AxTreeOptions {
   interestingOnly: boolean;
+  /** Only what can be clicked, typed or selected, with the headings and labels that name them. */
+  interactiveOnly?: boolean;
   maxDepth?: number;
   firstRef: number;
+  /** The DOM node whose subtree alone to return. */
+  rootBackendNodeId?: number;
+}
+
+/** One line of the text, and as diff compares it: the DOM node it names and the line without its ref or indent. */
+export interface AxLine {
+  backendNodeId: number | null;
+  depth: number;
+  bare: string;
+  text: string;
 }
 
 /** The tree, its text form, and every ref it handed out with the node's backendDOMNodeId (null when it has none). */
@@ -14,6 +26,7 @@ export interface AxTree {
   text: string;
   refs: Map<string, number | null>;
   nextRef: number;
+  lines: AxLine[];
 }
 
 type AxNode = Protocol.Accessibility.AXNode;
@@ -22,22 +35,58 @@ const EMPTY_ROOT: AxNode = { nodeId: "", ignored: false, role: { type: "internal
 const WRAPPER_ROLES = new Set(["generic", "none"]);
 // Chrome's own layout pieces: a text run of its StaticText parent, and a list bullet.
 const NOISE_ROLES = new Set(["InlineTextBox", "ListMarker"]);
+// What a user can act on, and what names it, for interactiveOnly.
+const INTERACTIVE_ROLES = new Set([
+  "button",
+  "link",
+  "textbox",
+  "searchbox",
+  "checkbox",
+  "radio",
+  "switch",
+  "combobox",
+  "listbox",
+  "option",
+  "menuitem",
+  "menuitemcheckbox",
+  "menuitemradio",
+  "tab",
+  "slider",
+  "spinbutton",
+  "treeitem",
+  "textField",
+  "TextField",
+  "PopUpButton",
+  "ComboBoxGrouping",
+  "ComboBoxMenuButton",
+  "DisclosureTriangle",
+]);
+const NAMING_ROLES = new Set(["heading", "LabelText", "dialog", "alertdialog", "form", "navigation", "main"]);
 
 /** Builds the snapshot tree and its text from Accessibility.getFullAXTree nodes in one pass over the nodes. */
 export function buildAxTree(nodes: readonly AxNode[], options: AxTreeOptions): AxTree {
   const byId = new Map<string, AxNode>();
   for (const node of nodes) byId.set(node.nodeId, node);
   // The root is never dropped: a page always answers with one tree, however bare.
-  const top = nodes.find((node) => node.parentId === undefined || !byId.has(node.parentId)) ?? EMPTY_ROOT;
+  const top =
+    (options.rootBackendNodeId === undefined
+      ? nodes.find((node) => node.parentId === undefined || !byId.has(node.parentId))
+      : nodes.find((node) => node.backendDOMNodeId === options.rootBackendNodeId)) ?? EMPTY_ROOT;
   const builder = new TreeBuilder(byId, options);
   const root = builder.keep(top, 0);
   builder.addChildren(top, root, 1);
-  return { root, text: builder.lines.join("\n"), refs: builder.refs, nextRef: builder.nextRef };
+  return {
+    root,
+    text: builder.lines.map((line) => line.text).join("\n"),
+    refs: builder.refs,
+    nextRef: builder.nextRef,
+    lines: builder.lines,
+  };
 }
 
 /** Walks the AX nodes depth first, lifting the children of dropped nodes into the nearest kept ancestor. */
 class TreeBuilder {
-  readonly lines: string[] = [];
+  readonly lines: AxLine[] = [];
   readonly refs = new Map<string, number | null>();
   nextRef: number;
   #byId: ReadonlyMap<string, AxNode>;
@@ -56,7 +105,10 @@ class TreeBuilder {
     const out: SnapshotNode = { ref, role: roleOf(node), name: nameOf(node) };
     const value = valueOf(node);
     if (value !== undefined) out.value = value;
-    this.lines.push(textLine(out, depth));
+    const bare = textLine({ ...out, ref: "" }, 0)
+      .replace(" [ref=]", "")
+      .slice(2);
+    this.lines.push({ text: textLine(out, depth), bare, depth, backendNodeId: node.backendDOMNodeId ?? null });
     return out;
   }
 
@@ -69,6 +121,10 @@ class TreeBuilder {
   }
 
   #add(node: AxNode, parent: SnapshotNode, depth: number): void {
+    if (this.#options.interactiveOnly && !isActionable(node)) {
+      if (!NOISE_ROLES.has(roleOf(node))) this.addChildren(node, parent, depth);
+      return;
+    }
     if (this.#options.interestingOnly) {
       if (isNoise(node, parent)) return;
       if (isLifted(node)) {
@@ -81,6 +137,13 @@ class TreeBuilder {
     (parent.children ??= []).push(out);
     this.addChildren(node, out, depth + 1);
   }
+}
+
+/** Whether an interactive-only snapshot keeps the node: what can be acted on, and headings and labels that name it. */
+function isActionable(node: AxNode): boolean {
+  if (node.ignored) return false;
+  const role = roleOf(node);
+  return INTERACTIVE_ROLES.has(role) || (NAMING_ROLES.has(role) && nameOf(node) !== "");
 }
 
 /** Whether an interesting-only snapshot leaves the node out with its subtree: Chrome's layout pieces and repeated text. */

@@ -1,12 +1,23 @@
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
+import type { SnapshotNode } from "../protocol/types.js";
+import type { AxLine } from "./ax-tree.js";
 
-/** What a snapshot leaves behind for callOn: its id, its refs, and the DOM node each names (null for none). */
+/**
+ * What a snapshot leaves behind: its id, its refs and the DOM node each names (null for none) for callOn and the
+ * actions; its lines, for the next snapshot's diff; and the text it answered, for the pages a cursor reads.
+ */
 export interface SnapshotRefs {
   snapshotId: string;
   firstRef: number;
   nextRef: number;
   refs: ReadonlyMap<string, number | null>;
+  lines: readonly AxLine[];
+  text: string;
+  url: string;
+  title: string;
+  /** The root node alone, without its children, as paged answers carry it. */
+  rootNode: SnapshotNode;
 }
 
 const REF = /^e(\d{1,15})$/;
@@ -22,6 +33,11 @@ export class RefTable {
   /** The number the next snapshot's first ref gets. */
   get nextRef(): number {
     return this.#nextRef;
+  }
+
+  /** The latest snapshot of the tab, if it still stands (no navigation since). */
+  get latest(): SnapshotRefs | null {
+    return this.#latest;
   }
 
   /** Makes `snapshot` the latest: the refs of every earlier snapshot stop resolving. */

@@ -2,42 +2,109 @@ import { randomUUID } from "node:crypto";
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError, isHubError } from "../errors.js";
-import type { Result } from "../protocol/types.js";
+import type { Result, SnapshotNode } from "../protocol/types.js";
 import { buildAxTree } from "./ax-tree.js";
-import { refTableOf } from "./ref-registry.js";
+import { refTableOf, type RefTable } from "./ref-registry.js";
+import { nodeBoxes } from "./node-boxes.js";
+import { cursorOf, diffLines, pageOf, readCursor } from "./snapshot-text.js";
 
 /** The params of `snapshot` once validated and defaulted. */
 export interface SnapshotOptions {
   interestingOnly: boolean;
+  interactiveOnly: boolean;
   maxDepth?: number;
+  root?: string;
+  maxChars?: number;
+  cursor?: string;
+  diff?: string;
+  boxes: boolean;
 }
 
 /** The result of `snapshot` (docs/protocol.md section 5, "Page structure and capture"). */
 export type Snapshot = Result<"snapshot">;
 
-/** Takes the accessibility tree of the tab's main frame and makes its refs the ones callOn resolves on this tab. */
+/**
+ * Takes the accessibility tree of the tab's main frame (or of one element's subtree) and makes its refs the ones
+ * callOn and the actions resolve on this tab; answers its text whole, paged (`maxChars`, then `cursor`), or as what
+ * changed since the previous snapshot (`diff`).
+ */
 export async function snapshotTab(tab: TabSession, options: SnapshotOptions, budget: Budget): Promise<Snapshot> {
+  const table = refTableOf(tab);
+  if (options.cursor !== undefined) return nextPage(table, options.cursor, options.maxChars);
+  const rootBackendNodeId = options.root === undefined ? undefined : table.backendNodeId(options.root);
+  const before = options.diff === undefined ? null : diffBase(table, options.diff);
   let hasNavigated = false;
   const stopWatching = tab.onNavigated(() => {
     hasNavigated = true;
   });
   try {
-    const [{ nodes }, { targetInfo }] = await Promise.all([
+    const [{ nodes }, { targetInfo }, boxes] = await Promise.all([
       tab.send("Accessibility.getFullAXTree", {}, { budget }),
       tab.send("Target.getTargetInfo", {}, { budget }),
+      options.boxes ? nodeBoxes(tab, budget) : null,
     ]).catch((error: unknown) => Promise.reject(hasNavigated && !isHubError(error) ? pageNavigated() : error));
     // Refs of a tree from the document that just went away would name nodes of no page.
     if (hasNavigated) throw pageNavigated();
     // From reading nextRef to replace() nothing awaits, so two snapshots of one tab never hand out the same refs.
-    const table = refTableOf(tab);
     const firstRef = table.nextRef;
-    const tree = buildAxTree(nodes, { ...options, firstRef });
+    const tree = buildAxTree(nodes, { ...options, firstRef, rootBackendNodeId });
+    if (boxes) addBoxes(tree.root, tree.refs, boxes);
     const snapshotId = randomUUID();
-    table.replace({ snapshotId, firstRef, nextRef: tree.nextRef, refs: tree.refs });
-    return { snapshotId, url: targetInfo.url, title: targetInfo.title, text: tree.text, root: tree.root };
+    const text = before ? diffLines(before, tree.lines) : tree.text;
+    const { url, title } = targetInfo;
+    // Paged and diff answers carry the root node alone: the tree as JSON is larger than its text.
+    const { children: _children, box: _box, ...rootNode } = tree.root;
+    table.replace({ snapshotId, firstRef, nextRef: tree.nextRef, refs: tree.refs, lines: tree.lines, text, url, title, rootNode });
+    const whole = options.maxChars === undefined && !before;
+    const answer: Snapshot = { snapshotId, url, title, text, root: whole ? tree.root : rootNode };
+    return options.maxChars === undefined ? answer : { ...answer, ...paged(snapshotId, text, { from: 0, maxChars: options.maxChars }) };
   } finally {
     stopWatching();
   }
+}
+
+function nextPage(table: RefTable, cursor: string, maxChars: number | undefined): Snapshot {
+  const { snapshotId, offset } = readCursor(cursor);
+  const latest = table.latest;
+  if (!latest || latest.snapshotId !== snapshotId || offset > latest.text.length) {
+    throw new HubError(
+      "INVALID_PARAMS",
+      "invalid params for snapshot: the cursor's snapshot is no longer the tab's latest; take a new snapshot",
+      {
+        errors: [{ path: "/cursor", message: "is of an older snapshot" }],
+      },
+    );
+  }
+  const { url, title, text, rootNode } = latest;
+  return { snapshotId, url, title, root: rootNode, ...paged(snapshotId, text, { from: offset, maxChars: maxChars ?? text.length }) };
+}
+
+function paged(
+  snapshotId: string,
+  text: string,
+  at: { from: number; maxChars: number },
+): Pick<Snapshot, "text" | "nextCursor" | "totalChars"> {
+  const page = pageOf(text, at.from, at.maxChars);
+  return { text: page.text, totalChars: text.length, ...(page.next === null ? {} : { nextCursor: cursorOf(snapshotId, page.next) }) };
+}
+
+function diffBase(table: RefTable, snapshotId: string): NonNullable<RefTable["latest"]>["lines"] {
+  const latest = table.latest;
+  if (latest?.snapshotId === snapshotId) return latest.lines;
+  throw new HubError(
+    "INVALID_PARAMS",
+    "invalid params for snapshot: diff names a snapshot that is not the tab's latest; take a new snapshot",
+    {
+      errors: [{ path: "/diff", message: "is not the tab's latest snapshotId" }],
+    },
+  );
+}
+
+function addBoxes(node: SnapshotNode, refs: ReadonlyMap<string, number | null>, boxes: ReadonlyMap<number, SnapshotNode["box"]>): void {
+  const backendNodeId = refs.get(node.ref);
+  const box = backendNodeId == null ? undefined : boxes.get(backendNodeId);
+  if (box) node.box = box;
+  for (const child of node.children ?? []) addBoxes(child, refs, boxes);
 }
 
 function pageNavigated(): HubError {
