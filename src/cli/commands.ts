@@ -2,6 +2,7 @@ import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { TabwireClient } from "../client/index.js";
+import { ACTION_COMMANDS } from "./action-commands.js";
 import { activeTab, connectHub, describeFailure, type CliIo } from "./cli-support.js";
 import { CliError } from "./eval-options.js";
 
@@ -37,7 +38,19 @@ const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]
     run: async ({ client, positionals: [url], target }) =>
       client.call("navigate", { target: await target(), url: required(url, "navigate URL") }),
   },
-  snapshot: { options: {}, run: async ({ client, target }) => client.call("snapshot", { target: await target() }) },
+  snapshot: {
+    options: { interactive: { type: "boolean" }, "max-chars": { type: "string" }, cursor: { type: "string" }, diff: { type: "string" } },
+    run: async ({ client, values, target }) => {
+      const text = (name: string): string | undefined => (typeof values[name] === "string" ? (values[name] as string) : undefined);
+      return client.call("snapshot", {
+        target: await target(),
+        interactiveOnly: values.interactive === true,
+        ...(text("max-chars") === undefined ? {} : { maxChars: Number(text("max-chars")) }),
+        ...(text("cursor") === undefined ? {} : { cursor: text("cursor") }),
+        ...(text("diff") === undefined ? {} : { diff: text("diff") }),
+      });
+    },
+  },
   content: {
     options: { text: { type: "boolean" } },
     run: async ({ client, values, target }) =>
@@ -53,6 +66,7 @@ const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]
     run: screenshot,
   },
   console: { options: { follow: { type: "boolean" }, level: { type: "string", multiple: true } }, run: consoleCommand },
+  ...ACTION_COMMANDS,
   agent: {
     options: {},
     run: async ({ client, positionals: [verb, ...task], target }) => {

@@ -1,3 +1,5 @@
+import { ACTION_HELP } from "./action-commands.js";
+
 /** What `tabwire --help` prints. */
 export const USAGE = `tabwire: a WebSocket JSON-RPC hub for driving Chrome tabs
 
@@ -5,7 +7,9 @@ Usage:
   tabwire serve       start the hub (settings from the environment or .env; see .env.example)
   tabwire eval CODE   run JavaScript in a tab and print {"ok": true, ...result}
   tabwire tabs [list | open URL | close TARGET | activate TARGET]
-  tabwire navigate URL    tabwire snapshot    tabwire content [--text]    tabwire status
+  tabwire navigate URL    tabwire snapshot [--interactive] [--max-chars N]    tabwire content [--text]    tabwire status
+  tabwire click REF    tabwire type TEXT    tabwire press KEY    tabwire fill REF VALUE    tabwire select REF VALUE...
+  tabwire upload REF FILE...    tabwire wait --text T | --selector CSS | --url GLOB | --load STATE
   tabwire screenshot [-o FILE] [--full-page] [--format png|jpeg|webp] [--selector CSS]
   tabwire console [--follow] [--level LEVEL]
   tabwire agent run "task"
@@ -48,7 +52,17 @@ Examples:
   close TARGET, activate TARGET
   --hub URL, --token T, --pretty as for every command`,
   navigate: `tabwire navigate URL: load URL in the tab and wait for it\n${COMMON}`,
-  snapshot: `tabwire snapshot: the tab's accessibility tree, with a ref per element (for eval --ref)\n${COMMON}`,
+  snapshot: `tabwire snapshot: the tab's accessibility tree, with a ref per element (for click, type, eval --ref...)
+  --interactive              only what can be acted on, and what names it
+  --max-chars N              a page of N characters at most; --cursor C (its nextCursor) reads the next
+  --diff ID                  only what changed since snapshot ID
+${COMMON}`,
+  ...Object.fromEntries(
+    Object.entries(ACTION_HELP).map(([name, help]) => [
+      name,
+      `${help}\n  --timeout 30s|500ms|N      the whole budget of the call (exit 4 past it)\n${COMMON}`,
+    ]),
+  ),
   content: `tabwire content [--text]: the tab's HTML (or, with --text, its visible text)\n${COMMON}`,
   screenshot: `tabwire screenshot: capture the tab, write the image and print its path and size
   -o FILE, --output FILE     where to write it (default screenshot-<time>.<format> here)
