@@ -98,6 +98,61 @@ export class TabwireClient {
     return this.call("evaluate", params, options);
   }
 
+  /** Clicks an element with trusted mouse input, once it is actionable. */
+  click(params: Methods["click"]["params"], options?: CallOptions): Promise<Methods["click"]["result"]> {
+    return this.call("click", params, options);
+  }
+
+  /** Moves the mouse over an element. */
+  hover(params: Methods["hover"]["params"], options?: CallOptions): Promise<Methods["hover"]["result"]> {
+    return this.call("hover", params, options);
+  }
+
+  /** Types text, a key event per character. */
+  type(params: Methods["type"]["params"], options?: CallOptions): Promise<Methods["type"]["result"]> {
+    return this.call("type", params, options);
+  }
+
+  /** Presses a key or a chord (`Enter`, `Control+A`). */
+  press(params: Methods["press"]["params"], options?: CallOptions): Promise<Methods["press"]["result"]> {
+    return this.call("press", params, options);
+  }
+
+  /** Replaces the text of a field. */
+  fill(params: Methods["fill"]["params"], options?: CallOptions): Promise<Methods["fill"]["result"]> {
+    return this.call("fill", params, options);
+  }
+
+  /** Fills several fields in one call. */
+  fillForm(params: Methods["fillForm"]["params"], options?: CallOptions): Promise<Methods["fillForm"]["result"]> {
+    return this.call("fillForm", params, options);
+  }
+
+  /** Selects options of a `<select>` by value or label. */
+  select(params: Methods["select"]["params"], options?: CallOptions): Promise<Methods["select"]["result"]> {
+    return this.call("select", params, options);
+  }
+
+  /** Sets the files of a file input from bytes (base64). */
+  upload(params: Methods["upload"]["params"], options?: CallOptions): Promise<Methods["upload"]["result"]> {
+    return this.call("upload", params, options);
+  }
+
+  /** Drags from one element to another. */
+  drag(params: Methods["drag"]["params"], options?: CallOptions): Promise<Methods["drag"]["result"]> {
+    return this.call("drag", params, options);
+  }
+
+  /** Scrolls an element into view, or by wheel deltas. */
+  scroll(params: Methods["scroll"]["params"], options?: CallOptions): Promise<Methods["scroll"]["result"]> {
+    return this.call("scroll", params, options);
+  }
+
+  /** Waits until the page shows a text, loses one, has an element in a state, a URL or a load state. */
+  waitFor(params: Methods["wait.for"]["params"], options?: CallOptions): Promise<Methods["wait.for"]["result"]> {
+    return this.call("wait.for", params, options);
+  }
+
   /** Listens to a notification; returns the disposer. */
   on<N extends keyof Notifications>(name: N, listener: Listener<N>): () => void;
   /** Listens to the connection dropping or coming back; returns the disposer. */

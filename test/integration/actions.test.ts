@@ -71,7 +71,8 @@ describe("actions: trusted input, actionability and waits (real hub, real Chromi
     const snapshot = await client.call("snapshot", { target: tab.target });
     const ref = /button "Press me" \[ref=(e\d+)\]/.exec(snapshot.text)?.[1];
     expect(ref, snapshot.text).to.be.a("string");
-    await client.call("click", { target: tab.target, ref: ref as string });
+    // The client's typed method for each action.
+    await client.click({ target: tab.target, ref: ref as string });
     const box = await read<{ x: number; y: number }>(
       "(() => { const r = document.getElementById('btn').getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; })()",
     );
@@ -199,7 +200,7 @@ describe("actions: trusted input, actionability and waits (real hub, real Chromi
 
   it("wait.for: text that appears late resolves; text that never does is TIMEOUT within the budget", async () => {
     await evaluate(client, tab.target, "showLater('Saved!', 200)");
-    const waited = await client.call("wait.for", { target: tab.target, text: "Saved!" });
+    const waited = await client.waitFor({ target: tab.target, text: "Saved!" });
     expect(waited.ok).to.equal(true);
     expect(waited.waitedMs).to.be.a("number");
     const started = Date.now();
