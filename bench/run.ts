@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import { fileURLToPath } from "node:url";
 import { launchChromeWithPort, resolveChromePath } from "../src/cdp/chrome-launcher.js";
+import { actionFigures } from "./actions-figure.js";
 import { agentFigures } from "./agent-figure.js";
 import { writeChart } from "./chart.js";
 import type { BenchContext } from "./compare.js";
@@ -58,6 +59,7 @@ function steps(
     ["evaluate throughput", () => throughputFigure(context)],
     ["the hot path against a bare relay process", () => hotPathFigures(context, hubPid)],
     ["screenshot", () => screenshotFigure(context)],
+    ["actions: snapshots and clicks against Playwright, chrome-devtools-mcp and puppeteer-core", () => actionFigures(context)],
     ["console", () => consoleFigures(context)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
     ["contexts: what a client's own browser context costs", () => contextFigures(context.cdpUrl, chromePid, context.rounds)],

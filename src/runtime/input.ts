@@ -24,21 +24,21 @@ export class TabInput {
     await this.#mouse({ type: "mouseMoved", ...point, buttons, modifiers });
   }
 
-  /** Presses and releases `button` at `point` `clickCount` times, the count rising as a user's double click does. */
+  /**
+   * Presses and releases `button` at `point` `clickCount` times, the count rising as a user's double click does. The
+   * events are sent together, not each after the last one's answer: Chrome queues a tab's input in order, and the
+   * round trips saved are most of a click's time.
+   */
   async click(point: Point, how: { button: MouseButton; clickCount: number; modifiers: readonly Modifier[] }): Promise<void> {
     const modifiers = modifierBits(how.modifiers);
-    await this.move(point, 0, modifiers);
+    const sent = [this.move(point, 0, modifiers)];
     for (let count = 1; count <= how.clickCount; count++) {
-      await this.#mouse({
-        type: "mousePressed",
-        ...point,
-        button: how.button,
-        buttons: BUTTON_BITS[how.button],
-        clickCount: count,
-        modifiers,
-      });
-      await this.#mouse({ type: "mouseReleased", ...point, button: how.button, buttons: 0, clickCount: count, modifiers });
+      sent.push(
+        this.#mouse({ type: "mousePressed", ...point, button: how.button, buttons: BUTTON_BITS[how.button], clickCount: count, modifiers }),
+      );
+      sent.push(this.#mouse({ type: "mouseReleased", ...point, button: how.button, buttons: 0, clickCount: count, modifiers }));
     }
+    await Promise.all(sent);
   }
 
   /** Presses the left button at `from`, moves to `to` in `steps` moves, and releases there. */
