@@ -36,7 +36,8 @@ export async function actionFigures(context: BenchContext): Promise<Figure[]> {
     await pwPage.goto(page.url);
     const pages = mcpText(await mcp.callTool({ name: "new_page", arguments: { url: page.url } }));
     const pageId = Number(/^(\d+): .*\[selected\]$/m.exec(pages)?.[1]);
-    if (!Number.isInteger(pageId)) throw new Error(`chrome-devtools-mcp new_page answered no selected page: ${JSON.stringify(pages).slice(0, 600)}`);
+    if (!Number.isInteger(pageId))
+      throw new Error(`chrome-devtools-mcp new_page answered no selected page: ${JSON.stringify(pages).slice(0, 600)}`);
     const hubSnapshot =
       (extra: object): Snapshotter =>
       async () => {
@@ -109,7 +110,7 @@ function snapshotFigures(s: Record<string, { ms: number; chars: number }>): Figu
   const { hub, hubInteractive, playwright, chromeDevtoolsMcp } = s as Record<string, { ms: number; chars: number }>;
   const faster = Math.min(playwright!.ms, chromeDevtoolsMcp!.ms);
   const smaller = Math.min(playwright!.chars, chromeDevtoolsMcp!.chars);
-  const row = (name: string, label: string, unit: string, values: { hub: number; alternative: number; goal: string }): Figure => ({
+  const row = ([name, label, unit]: [string, string, string], values: { hub: number; alternative: number; goal: string }): Figure => ({
     name,
     label,
     unit,
@@ -118,27 +119,35 @@ function snapshotFigures(s: Record<string, { ms: number; chars: number }>): Figu
   });
   return [
     row(
-      "snapshot of a 5,000-element page: hub / the faster of Playwright ariaSnapshot() and chrome-devtools-mcp take_snapshot",
-      "snapshot time vs the faster peer",
-      "ms",
+      [
+        "snapshot of a 5,000-element page: hub / the faster of Playwright ariaSnapshot() and chrome-devtools-mcp take_snapshot",
+        "snapshot time vs the faster peer",
+        "ms",
+      ],
       { hub: hub!.ms, alternative: faster, goal: "<= 0.8" },
     ),
     row(
-      "snapshot interactiveOnly text / the smaller full snapshot text of the two peers (same page)",
-      "interactiveOnly size vs smaller peer",
-      "chars",
+      [
+        "snapshot interactiveOnly text / the smaller full snapshot text of the two peers (same page)",
+        "interactiveOnly size vs smaller peer",
+        "chars",
+      ],
       { hub: hubInteractive!.chars, alternative: smaller, goal: "<= 0.5" },
     ),
     row(
-      "peers, not tabwire: Playwright ariaSnapshot() / chrome-devtools-mcp take_snapshot, time (Playwright in the tabwire column)",
-      "peers: Playwright vs chrome-devtools-mcp snapshot time",
-      "ms",
+      [
+        "peers, not tabwire: Playwright ariaSnapshot() / chrome-devtools-mcp take_snapshot, time (Playwright in the tabwire column)",
+        "peers: Playwright vs chrome-devtools-mcp snapshot time",
+        "ms",
+      ],
       { hub: playwright!.ms, alternative: chromeDevtoolsMcp!.ms, goal: "(report)" },
     ),
     row(
-      "snapshot text: hub full / Playwright ariaSnapshot(); chrome-devtools-mcp's is " + `${chromeDevtoolsMcp!.chars} chars`,
-      "full snapshot size vs Playwright",
-      "chars",
+      [
+        "snapshot text: hub full / Playwright ariaSnapshot(); chrome-devtools-mcp's is " + `${chromeDevtoolsMcp!.chars} chars`,
+        "full snapshot size vs Playwright",
+        "chars",
+      ],
       { hub: hub!.chars, alternative: playwright!.chars, goal: "(report)" },
     ),
   ];
