@@ -58,6 +58,14 @@ const SELECT_OPTIONS = `function (values) {
   return { selected: options.filter((o) => o.selected).map((o) => o.value) };
 }`;
 
+// Why an element can never take text (a select, a checkbox, a div), or "" for a field that can.
+const NOT_A_TEXT_FIELD = `function () {
+  const el = this.nodeType === Node.TEXT_NODE ? this.parentElement : this;
+  if (el.isContentEditable || el.tagName === "TEXTAREA") return "";
+  if (el.tagName !== "INPUT") return "a " + el.tagName.toLowerCase() + " element takes no text";
+  return ["checkbox", "radio", "file", "submit", "button", "reset", "image", "hidden"].includes(el.type) ? "an input of type " + el.type + " takes no text" : "";
+}`;
+
 const KIND_OF_FIELD = `function () {
   if (this.tagName === "SELECT") return { kind: "select" };
   if (this.tagName === "INPUT" && (this.type === "checkbox" || this.type === "radio")) return { kind: this.type, checked: this.checked };
@@ -69,6 +77,9 @@ const VISIBLE_AND_ENABLED = { enabled: true, editable: false, hitTest: false };
 /** Replaces the text of an input, textarea or contenteditable element, as `fill` does. */
 export async function fillElement(scope: ActionScope, element: ElementReference, value: string): Promise<void> {
   const objectId = await scope.object(element);
+  // An element that can never take text is refused at once, not waited for until the budget ends.
+  const refusal = await scope.callFunction<string>(objectId, NOT_A_TEXT_FIELD, []);
+  if (refusal) throw new HubError("INVALID_PARAMS", `invalid params for ${scope.method}: ${refusal}; fill takes text fields`);
   await actionPoint(scope, objectId, { enabled: true, editable: true, hitTest: false });
   const prepared = await scope.callFunction<string>(objectId, PREPARE_FILL, [value]);
   if (prepared === "set") return;

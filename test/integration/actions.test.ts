@@ -149,6 +149,11 @@ describe("actions: trusted input, actionability and waits (real hub, real Chromi
     expect(readOnly.data).to.include({ reason: "not editable" });
     const checkbox = await failureOf(client.call("fill", { target: tab.target, selector: "#terms", value: "x" }));
     expect(nameOf(checkbox)).to.equal("INVALID_PARAMS");
+    const select = await failureOf(client.call("fill", { target: tab.target, selector: "#plan", value: "x" }));
+    expect([nameOf(select), select.message]).to.deep.equal([
+      "INVALID_PARAMS",
+      "invalid params for fill: a select element takes no text; fill takes text fields",
+    ]);
   });
 
   it("fillForm fills a text field, a textarea, a checkbox and a select in one call", async () => {
