@@ -64,6 +64,10 @@ export async function watchAction(
       await Promise.race([acting, dialogShown]);
     } else {
       await acting;
+      // The renderer asks the browser for a navigation while it handles the input, but Chrome may acknowledge the
+      // input first: one more round trip to the page lets a request the input made arrive before the answer.
+      if (!requested && !outcome.navigated)
+        await tab.send("Runtime.evaluate", { expression: "0" }, { budget: context.budget }).catch(() => {});
     }
     if (requested && !outcome.navigated && !outcome.dialog)
       await Promise.race([settled, new Promise<void>((resolve) => context.budget.onEnd(resolve))]);
