@@ -58,6 +58,8 @@ export interface Config {
   maxSubscriptions: number;
   /** Tabs one client may have open (its popups count too). */
   maxTabsPerClient: number;
+  /** Bytes of uploaded files a tab may hold (MAX_UPLOAD_BYTES). */
+  maxUploadBytes: number;
   /** How long an agent socket may stay unregistered (milliseconds). */
   agentRegisterTimeoutMs: number;
   /** The default cap on a result's value (bytes); a call may ask for up to RESULT_BYTES_HARD_CAP with maxSize. */
@@ -133,6 +135,7 @@ export function parseConfig(env: Env): Config {
     maxConnectionsPerIp: integer(env, "MAX_CONNECTIONS_PER_IP", { fallback: Math.min(4_096, maxConnections), min: 1, max: maxConnections }),
     maxSubscriptions: integer(env, "MAX_SUBSCRIPTIONS", { fallback: 256, min: 1 }),
     maxTabsPerClient: integer(env, "MAX_TABS_PER_CLIENT", { fallback: 100, min: 1 }),
+    maxUploadBytes: integer(env, "MAX_UPLOAD_BYTES", { fallback: 256 * 1024 * 1024, min: 1 }),
     agentRegisterTimeoutMs: integer(env, "AGENT_REGISTER_TIMEOUT_MS", { fallback: 10_000, min: 100 }),
     maxResultBytes: integer(env, "MAX_RESULT_BYTES", { fallback: 8 * 1024 * 1024, min: 1024, max: RESULT_BYTES_HARD_CAP }),
     maxScreenshotPixels: integer(env, "MAX_SCREENSHOT_PIXELS", { fallback: 32 * 1024 * 1024, min: 1 }),

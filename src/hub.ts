@@ -116,7 +116,7 @@ function buildServices(config: Config): HubServices {
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
   const eventTopics = new EventTopics(clients, consoleStream, agents);
   const metrics = new HubMetrics({ browser, pool, console: consoleStream });
-  const uploads = new UploadFolder(browser);
+  const uploads = new UploadFolder(browser, config.maxUploadBytes);
   return { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics, uploads };
 }
 

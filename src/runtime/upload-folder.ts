@@ -3,6 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { BrowserEvents } from "../cdp/browser.js";
+import { HubError } from "../errors.js";
 import { log } from "../log.js";
 
 /** A file a caller uploads: its name as the page will see it, and its bytes. */
@@ -28,15 +29,26 @@ const MAX_NAME_LENGTH = 200;
 export class UploadFolder {
   #root: Promise<string> | null = null;
   #tabs = new Map<string, string>();
+  #bytes = new Map<string, number>();
   #uploads = 0;
+  #maxBytesPerTab: number;
 
-  constructor(tabs: TabEvents) {
+  constructor(tabs: TabEvents, maxBytesPerTab: number) {
+    this.#maxBytesPerTab = maxBytesPerTab;
     tabs.on("pageDestroyed", (tabId) => this.release(tabId));
     tabs.on("pageCrashed", (tabId) => this.release(tabId));
   }
 
-  /** Writes one upload's files for a tab and returns their paths, in order. */
+  /** Writes one upload's files for a tab and returns their paths, in order; OVERLOADED past the tab's quota. */
   async write(tabId: string, files: readonly UploadFile[]): Promise<string[]> {
+    const bytes = files.reduce((sum, file) => sum + file.data.length, 0) + (this.#bytes.get(tabId) ?? 0);
+    if (bytes > this.#maxBytesPerTab) {
+      throw new HubError(
+        "OVERLOADED",
+        `this tab holds ${this.#maxBytesPerTab} bytes of uploads at most (MAX_UPLOAD_BYTES); close it to free them`,
+      );
+    }
+    this.#bytes.set(tabId, bytes);
     const root = await (this.#root ??= mkdtemp(path.join(os.tmpdir(), "tabwire-uploads-")));
     const tabFolder = path.join(root, safeName(tabId));
     this.#tabs.set(tabId, tabFolder);
@@ -65,6 +77,7 @@ export class UploadFolder {
     const folder = this.#tabs.get(tabId);
     if (!folder) return;
     this.#tabs.delete(tabId);
+    this.#bytes.delete(tabId);
     try {
       rmSync(folder, { recursive: true, force: true });
     } catch (error) {
@@ -77,6 +90,7 @@ export class UploadFolder {
     const root = this.#root;
     this.#root = null;
     this.#tabs.clear();
+    this.#bytes.clear();
     if (root) await rm(await root, { recursive: true, force: true }).catch(() => {});
   }
 }

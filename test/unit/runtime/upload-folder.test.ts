@@ -15,7 +15,7 @@ describe("UploadFolder", () => {
 
   it("writes an upload's files in a folder of the tab, both of two same-named files, and removes them when the tab goes", async () => {
     const tabs = new EventEmitter();
-    const uploads = new UploadFolder(tabs as never);
+    const uploads = new UploadFolder(tabs as never, 20);
     try {
       const paths = await uploads.write("TAB1", [
         { name: "a.txt", data: Buffer.from("one") },
@@ -26,6 +26,9 @@ describe("UploadFolder", () => {
       for (const written of paths) expect(path.relative(folder, written)).to.not.match(/^\.\./);
       expect(paths.map((p) => readFileSync(p, "utf8"))).to.deep.equal(["one", "two", "three"]);
       expect(path.basename(paths[2] as string)).to.equal("_etc_b.txt");
+      const over = await uploads.write("TAB1", [{ name: "c.txt", data: Buffer.alloc(10) }]).catch((error: Error) => error.message);
+      expect(over).to.equal("this tab holds 20 bytes of uploads at most (MAX_UPLOAD_BYTES); close it to free them");
+      expect(await uploads.write("TAB2", [{ name: "c.txt", data: Buffer.alloc(10) }])).to.have.length(1);
       tabs.emit("pageDestroyed", "TAB1", "closed");
       expect(existsSync(folder)).to.equal(false);
     } finally {
