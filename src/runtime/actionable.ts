@@ -60,9 +60,9 @@ const WAIT_ACTIONABLE = `async function (checks, timeoutMs) {
   const frameOffset = () => {
     let x = 0, y = 0;
     for (let win = element.ownerDocument.defaultView; win && win.frameElement; win = win.parent) {
-      const frame = win.frameElement, box = frame.getBoundingClientRect();
-      x += box.left + frame.clientLeft;
-      y += box.top + frame.clientTop;
+      const frame = win.frameElement, box = frame.getBoundingClientRect(), style = getComputedStyle(frame);
+      x += box.left + frame.clientLeft + parseFloat(style.paddingLeft);
+      y += box.top + frame.clientTop + parseFloat(style.paddingTop);
     }
     return { x, y };
   };

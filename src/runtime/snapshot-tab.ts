@@ -6,6 +6,7 @@ import type { Result, SnapshotNode } from "../protocol/types.js";
 import { buildAxTree } from "./ax-tree.js";
 import { refTableOf, type RefTable } from "./ref-registry.js";
 import { nodeBoxes } from "./node-boxes.js";
+import { axNodesWithFrames } from "./frame-ax-nodes.js";
 import { cursorOf, diffLines, pageOf, readCursor } from "./snapshot-text.js";
 
 /** The params of `snapshot` once validated and defaulted. */
@@ -38,8 +39,8 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
     hasNavigated = true;
   });
   try {
-    const [{ nodes }, { targetInfo }, boxes] = await Promise.all([
-      tab.send("Accessibility.getFullAXTree", {}, { budget }),
+    const [nodes, { targetInfo }, boxes] = await Promise.all([
+      axNodesWithFrames(tab, budget),
       tab.send("Target.getTargetInfo", {}, { budget }),
       options.boxes ? nodeBoxes(tab, budget) : null,
     ]).catch((error: unknown) => Promise.reject(hasNavigated && !isHubError(error) ? pageNavigated() : error));
