@@ -16,6 +16,7 @@ export function protocolModules(doc: OpenRpcDocument): Record<string, string> {
   return {
     "schemas.ts": schemasModule(doc),
     "params.ts": paramsModule(doc),
+    "action-params.ts": actionParamsModule(doc),
     "results.ts": resultsModule(doc),
     "methods.ts": methodsModule(doc),
     "notifications.ts": notificationsModule(doc),
@@ -23,6 +24,7 @@ export function protocolModules(doc: OpenRpcDocument): Record<string, string> {
 /** The protocol's types, generated from the OpenRPC document. */
 export * from "./schemas.js";
 export * from "./params.js";
+export * from "./action-params.js";
 export * from "./results.js";
 export * from "./methods.js";
 export * from "./notifications.js";
@@ -39,8 +41,36 @@ function schemasModule(doc: OpenRpcDocument): string {
   return [HEADER, ...parts].join("\n");
 }
 
+// Actions (their results are ActionResult or WaitResult) have their params in a module of their own.
+const ACTION_RESULTS = new Set(["#/components/schemas/ActionResult", "#/components/schemas/WaitResult"]);
+
+function isAction(method: OpenRpcDocument["methods"][number]): boolean {
+  return ACTION_RESULTS.has(String((method.result.schema as Schema).$ref));
+}
+
 function paramsModule(doc: OpenRpcDocument): string {
-  const entries = doc.methods.map((method) => {
+  const body = `/** What a caller sends to each method (the actions' params are in action-params.ts). */
+export interface MethodParams extends ActionMethodParams {
+${paramEntries(doc, (method) => !isAction(method)).join("\n")}
+}
+`;
+  return `${HEADER}import type { ActionMethodParams } from "./action-params.js";
+${schemaImports(doc, body)}
+${body}`;
+}
+
+function actionParamsModule(doc: OpenRpcDocument): string {
+  const body = `/** What a caller sends to each action (click, type, wait.for...). */
+export interface ActionMethodParams {
+${paramEntries(doc, isAction).join("\n")}
+}
+`;
+  return `${HEADER}${schemaImports(doc, body)}
+${body}`;
+}
+
+function paramEntries(doc: OpenRpcDocument, which: (method: OpenRpcDocument["methods"][number]) => boolean): string[] {
+  return doc.methods.filter(which).map((method) => {
     const params: Schema = {
       type: "object",
       required: method.params.filter((param) => param.required === true).map((param) => param.name),
@@ -51,12 +81,6 @@ function paramsModule(doc: OpenRpcDocument): string {
     };
     return `${docOf(`\`${method.name}\`: ${method.summary ?? ""}`, "  ")}  ${propertyKey(method.name)}: ${typeOf(params, "  ")};`;
   });
-  const body = `/** What a caller sends to each method. */
-export interface MethodParams {
-${entries.join("\n")}
-}
-`;
-  return `${HEADER}${schemaImports(doc, body)}\n${body}`;
 }
 
 function resultsModule(doc: OpenRpcDocument): string {

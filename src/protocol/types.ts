@@ -4,6 +4,7 @@
 /** The protocol's types, generated from the OpenRPC document. */
 export * from "./schemas.js";
 export * from "./params.js";
+export * from "./action-params.js";
 export * from "./results.js";
 export * from "./methods.js";
 export * from "./notifications.js";
