@@ -1,13 +1,13 @@
 import { HubError, isHubError } from "../errors.js";
-import { requiredElementOf } from "../runtime/act.js";
+import { referencedElementOf } from "../runtime/act.js";
 import { setField } from "../runtime/form-fields.js";
 import { actOn, defineMethod } from "../services.js";
 
 /** `fillForm`: fills text fields, checkboxes, radios and selects in one call, in order. */
 export const fillForm = defineMethod("fillForm", { runs: "tab" }, async (params, call) => {
   const fields = params.fields.map((field, index) => {
-    const element = requiredElementOf(field, "fillForm", `/fields/${index}`);
-    return { element: element as Exclude<typeof element, { x: number }>, value: field.value, index };
+    const element = referencedElementOf(field, "fillForm", `/fields/${index}`);
+    return { element, value: field.value, index };
   });
   return actOn(call, { target: params.target, method: "fillForm" }, async (scope) => {
     for (const { element, value, index } of fields) {

@@ -1,5 +1,5 @@
 import { HubError } from "../errors.js";
-import { requiredElementOf } from "../runtime/act.js";
+import { referencedElementOf } from "../runtime/act.js";
 import { actOn, defineMethod } from "../services.js";
 
 const FILE_INPUT = `function (count) {
@@ -11,8 +11,7 @@ const FILE_INPUT = `function (count) {
 
 /** `upload`: writes the caller's files to the hub's upload folder and sets them on a file input. */
 export const upload = defineMethod("upload", { runs: "tab" }, async (params, call) => {
-  const element = requiredElementOf(params, "upload");
-  if ("x" in element) throw new HubError("INVALID_PARAMS", "invalid params for upload: name the file input by ref or selector");
+  const element = referencedElementOf(params, "upload");
   const files = params.files.map((file) => ({ name: file.name, data: Buffer.from(file.data, "base64") }));
   return actOn(call, { target: params.target, method: "upload" }, async (scope) => {
     const objectId = await scope.object(element);

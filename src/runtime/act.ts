@@ -44,6 +44,15 @@ export function requiredElementOf(keys: ElementKeys, method: string, path = ""):
   });
 }
 
+/** The element an action needs as a node (ref or selector, not a point), or INVALID_PARAMS saying so. */
+export function referencedElementOf(keys: ElementKeys, method: string, path = ""): ElementReference {
+  const element = requiredElementOf(keys, method, path);
+  if (!("x" in element)) return element;
+  throw new HubError("INVALID_PARAMS", `invalid params for ${method}: name the element by ref or selector, not by a point`, {
+    errors: [{ path: `${path}/x`, message: `${method} takes ref or selector` }],
+  });
+}
+
 /** What an action runs with: its tab, its remote objects' scope, and how to find an element's point. */
 export class ActionScope implements ObjectScope {
   readonly tab: TabSession;
