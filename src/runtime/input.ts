@@ -75,18 +75,22 @@ export class TabInput {
     }
   }
 
-  /** Types text a character at a time: key events for characters with a key, Input.insertText for the others. */
+  /**
+   * Types text a character at a time: key events for characters with a key, Input.insertText for the others.
+   * Without a delay the events go together, as a click's do (Chrome queues a tab's input in order).
+   */
   async type(text: string, delayMs: number): Promise<void> {
+    const sent: Promise<void>[] = [];
     for (const character of text) {
       const key = character === "\n" ? keyOf("Enter") : keyOf(character);
-      if (key) {
-        await this.#keyDown(key, 0, true);
-        await this.#keyUp(key, 0);
-      } else {
-        await this.insertText(character);
+      if (key) sent.push(this.#keyDown(key, 0, true), this.#keyUp(key, 0));
+      else sent.push(this.insertText(character));
+      if (delayMs > 0) {
+        await Promise.all(sent.splice(0));
+        await this.#budget.race(new Promise((resolve) => setTimeout(resolve, delayMs)));
       }
-      if (delayMs > 0) await this.#budget.race(new Promise((resolve) => setTimeout(resolve, delayMs)));
     }
+    await Promise.all(sent);
   }
 
   /** Enters text as an input method does: one beforeinput and input event, no key events. */
