@@ -257,6 +257,14 @@ describe("actions are per client: another client's token, an agent with another 
     ["fill", { selector: "#name", value: "pwned" }],
     ["press", { key: "Enter" }],
     ["wait.for", { text: "Actions" }],
+    ["hover", { selector: "#btn" }],
+    ["select", { selector: "#plan", values: ["pro"] }],
+    ["fillForm", { fields: [{ selector: "#terms", value: true }] }],
+    ["scroll", { deltaY: 500 }],
+    ["drag", { from: { selector: "#source" }, to: { selector: "#sink" } }],
+    ["upload", { selector: "#file", files: [{ name: "pwned.txt", data: "cHduZWQ=" }] }],
+    ["dialog.handle", { accept: true }],
+    ["snapshot", { interactiveOnly: true, maxChars: 500 }],
   ];
 
   it("another client's scoped token and an agent whose key reaches another client get TARGET_NOT_FOUND, and nothing happens", async () => {
@@ -273,6 +281,8 @@ describe("actions are per client: another client's token, an agent with another 
     }
     const untouched = await evaluate(alpha, tab.target, "[events.length, keys.length, document.getElementById('name').value]");
     expect(untouched).to.deep.include({ value: [0, 0, ""] });
+    const state = "[document.getElementById('plan').value, document.getElementById('terms').checked, scrollY, drags.length, uploaded]";
+    expect(await evaluate(alpha, tab.target, state)).to.deep.include({ value: ["free", false, 0, 0, null] });
     expect(await connect(hub).catch((error: { status?: number }) => error.status)).to.equal(401);
     await alpha.call("click", { target: tab.target, selector: "#btn" });
   });
