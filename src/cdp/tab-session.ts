@@ -32,6 +32,8 @@ export interface TabSettings {
 export class TabSession {
   readonly tabId: string;
   readonly cdp: CdpSession;
+  /** The browser-level connection the session is flattened on (cross-site iframes are attached through it). */
+  readonly connection: CdpConnection;
   lastUsedAt = Date.now();
   #holds = 0;
   #terminating: Promise<void> | null = null;
@@ -46,8 +48,9 @@ export class TabSession {
   /** The dialog left open under DIALOG_POLICY=manual, until it closes. */
   #openDialog: Protocol.Page.JavascriptDialogOpeningEvent | null = null;
 
-  private constructor(cdp: CdpSession, settings: TabSettings) {
+  private constructor(cdp: CdpSession, connection: CdpConnection, settings: TabSettings) {
     this.cdp = cdp;
+    this.connection = connection;
     this.tabId = cdp.targetId;
     this.#settings = settings;
     cdp.on("Page.javascriptDialogOpening", (event) => {
@@ -80,7 +83,7 @@ export class TabSession {
   static async open(connection: CdpConnection, tabId: string, settings: TabSettings): Promise<TabSession> {
     const options = { timeoutMs: CDP_COMMAND_TIMEOUT_MS };
     const { sessionId } = await connection.send("Target.attachToTarget", { targetId: tabId, flatten: true }, options);
-    const tab = new TabSession(connection.createSession(sessionId, tabId), settings);
+    const tab = new TabSession(connection.createSession(sessionId, tabId), connection, settings);
     try {
       await Promise.all([
         tab.send("Runtime.enable", undefined, options),

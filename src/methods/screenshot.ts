@@ -4,6 +4,11 @@ import { captureScreenshot, type CaptureArea, type CssRect } from "../runtime/ca
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { callOnElement } from "../runtime/call-on-element.js";
+import type { FrameSession } from "../cdp/remote-frames.js";
+import { FRAME_CONTENT_ORIGIN, remoteFrameOrigin } from "../runtime/actionable.js";
+import { releaseObjects } from "../runtime/element-object.js";
+import { nextObjectGroup } from "../runtime/guarded-call.js";
+import { refTableOf } from "../runtime/ref-registry.js";
 import type { ValidatedParams } from "../protocol/types.js";
 import { acquireTab, defineMethod } from "../services.js";
 
@@ -39,20 +44,31 @@ function captureArea(params: ValidatedParams<"screenshot">): CaptureArea {
   return { kind: params.fullPage ? "fullPage" : "viewport" };
 }
 
-// The element's border box in document coordinates, as the selector path measures it.
+// The element's border box in the viewport of its process's top document (the frames above it in the same process
+// added), and that document's scroll offset.
 const BORDER_BOX = `function () {
   const r = this.getBoundingClientRect();
-  return { x: r.left + window.scrollX, y: r.top + window.scrollY, width: r.width, height: r.height };
+  const origin = (${FRAME_CONTENT_ORIGIN})(this.ownerDocument.defaultView.frameElement);
+  let top = this.ownerDocument.defaultView;
+  while (top.frameElement) top = top.parent;
+  return { x: r.left + origin.x, y: r.top + origin.y, width: r.width, height: r.height, scrollX: top.scrollX, scrollY: top.scrollY };
 }`;
 
-/** A ref of the tab's latest snapshot, resolved as callOn resolves it, becomes the clip of its element's box. */
+/**
+ * A ref of the tab's latest snapshot, resolved as callOn resolves it, becomes the clip of its element's box in
+ * document coordinates; inside a cross-site frame, the frame's place in the tab and the tab's scroll are added.
+ */
 async function refArea(tab: TabSession, ref: string, budget: Budget): Promise<CaptureArea> {
+  const { remoteFrame } = refTableOf(tab).node(ref);
   const box = await callOnElement(
     tab,
     { functionDeclaration: BORDER_BOX, element: { ref }, args: [], awaitPromise: false, captureConsole: false },
     budget,
   );
-  const rect = box.value as CssRect | undefined;
+  const measured = box.value as (CssRect & { scrollX: number; scrollY: number }) | undefined;
+  const offset =
+    remoteFrame === undefined ? measured && { x: measured.scrollX, y: measured.scrollY } : await offsetInTab(tab, remoteFrame, budget);
+  const rect = measured && offset && { x: measured.x + offset.x, y: measured.y + offset.y, width: measured.width, height: measured.height };
   if (!rect || rect.width <= 0 || rect.height <= 0) {
     throw new HubError(
       "NODE_NOT_FOUND",
@@ -60,4 +76,19 @@ async function refArea(tab: TabSession, ref: string, budget: Budget): Promise<Ca
     );
   }
   return { kind: "clip", clip: rect };
+}
+
+/** Where a cross-site frame's viewport begins in the tab's document: its place in the tab's viewport plus the tab's scroll. */
+async function offsetInTab(tab: TabSession, remoteFrame: string, budget: Budget): Promise<{ x: number; y: number }> {
+  const scope = { tab, budget, objectGroup: nextObjectGroup(), remoteSessions: new Set<FrameSession>() };
+  try {
+    const [origin, { result }] = await Promise.all([
+      remoteFrameOrigin(scope, remoteFrame),
+      tab.send("Runtime.evaluate", { expression: "[scrollX, scrollY]", returnByValue: true }, { budget }),
+    ]);
+    const [scrollX, scrollY] = result.value as [number, number];
+    return { x: origin.x + scrollX, y: origin.y + scrollY };
+  } finally {
+    releaseObjects(scope);
+  }
 }

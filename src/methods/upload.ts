@@ -14,10 +14,10 @@ export const upload = defineMethod("upload", { runs: "tab" }, async (params, cal
   const element = referencedElementOf(params, "upload");
   const files = params.files.map((file) => ({ name: file.name, data: Buffer.from(file.data, "base64") }));
   return actOn(call, { target: params.target, method: "upload" }, async (scope) => {
-    const objectId = await scope.object(element);
-    const refusal = await scope.callFunction<string>(objectId, FILE_INPUT, [files.length]);
+    const input = await scope.object(element);
+    const refusal = await scope.callFunction<string>(input, FILE_INPUT, [files.length]);
     if (refusal) throw new HubError("INVALID_PARAMS", `invalid params for upload: ${refusal}`);
     const paths = await call.services.uploads.write(scope.tab.tabId, files);
-    await scope.tab.send("DOM.setFileInputFiles", { files: paths, objectId }, { budget: call.budget });
+    await input.session.send("DOM.setFileInputFiles", { files: paths, objectId: input.objectId }, { budget: call.budget });
   });
 });

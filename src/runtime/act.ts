@@ -4,7 +4,15 @@ import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import { actionPoint, type ActionChecks, type Point } from "./actionable.js";
 import { watchAction, type ActionOutcome, type PageSource } from "./action-watch.js";
-import { elementObject, nodeOfReference, type ElementReference, type ObjectScope } from "./element-object.js";
+import type { FrameSession } from "../cdp/remote-frames.js";
+import {
+  elementObject,
+  nodeOfReference,
+  releaseObjects,
+  type ElementHandle,
+  type ElementReference,
+  type ObjectScope,
+} from "./element-object.js";
 import { nextObjectGroup } from "./guarded-call.js";
 
 /** An element an action is given: a snapshot ref, a CSS selector, or a point of the viewport (CSS pixels). */
@@ -17,8 +25,6 @@ export interface ElementKeys {
   x?: number;
   y?: number;
 }
-
-const RELEASE_TIMEOUT_MS = 1_000;
 
 /** The one element the keys name, or null when none is given; INVALID_PARAMS for two, or for x without y. */
 export function elementOf(keys: ElementKeys, method: string, path = ""): ElementSpec | null {
@@ -58,6 +64,7 @@ export class ActionScope implements ObjectScope {
   readonly tab: TabSession;
   readonly budget: Budget;
   readonly objectGroup = nextObjectGroup();
+  readonly remoteSessions = new Set<FrameSession>();
   readonly method: string;
 
   constructor(tab: TabSession, budget: Budget, method: string) {
@@ -67,15 +74,21 @@ export class ActionScope implements ObjectScope {
   }
 
   /** The remote object of a referenced element (NODE_NOT_FOUND when there is none). */
-  object(element: ElementReference): Promise<string> {
+  object(element: ElementReference): Promise<ElementHandle> {
     return elementObject(this, nodeOfReference(this.tab, element), this.method);
   }
 
-  /** Calls one of the hub's page functions on a remote object and returns its value. */
-  async callFunction<T>(objectId: string, functionDeclaration: string, args: readonly unknown[]): Promise<T> {
-    const { result, exceptionDetails } = await this.tab.send(
+  /** Calls one of the hub's page functions on an element and returns its value. */
+  async callFunction<T>(element: ElementHandle, functionDeclaration: string, args: readonly unknown[]): Promise<T> {
+    const { result, exceptionDetails } = await element.session.send(
       "Runtime.callFunctionOn",
-      { functionDeclaration, objectId, arguments: args.map((value) => ({ value })), returnByValue: true, userGesture: true },
+      {
+        functionDeclaration,
+        objectId: element.objectId,
+        arguments: args.map((value) => ({ value })),
+        returnByValue: true,
+        userGesture: true,
+      },
       { budget: this.budget },
     );
     if (exceptionDetails) {
@@ -115,6 +128,6 @@ export async function runAction(
     }
     throw error;
   } finally {
-    tab.send("Runtime.releaseObjectGroup", { objectGroup: scope.objectGroup }, { timeoutMs: RELEASE_TIMEOUT_MS }).catch(() => {});
+    releaseObjects(scope);
   }
 }

@@ -1,5 +1,6 @@
+import { RemoteFrames } from "../cdp/remote-frames.js";
 import { HubError } from "../errors.js";
-import type { ObjectScope } from "./element-object.js";
+import { remoteSession, type ElementHandle, type ObjectScope } from "./element-object.js";
 
 /** What an action needs of its element before it acts (docs/protocol.md, "Actions"). */
 export interface ActionChecks {
@@ -22,11 +23,25 @@ export interface Point {
 // Leaves the hub this much of the budget to act and answer once the page gives up waiting.
 const ANSWER_MARGIN_MS = 100;
 
+// Runs in the page: where the content box of an iframe element begins in its process's top-level viewport (its own
+// document's viewport plus that of every same-process frame above it).
+export const FRAME_CONTENT_ORIGIN = `(frame) => {
+  let x = 0, y = 0;
+  for (; frame; frame = frame.ownerDocument.defaultView.frameElement) {
+    const box = frame.getBoundingClientRect(), style = getComputedStyle(frame);
+    x += box.left + frame.clientLeft + parseFloat(style.paddingLeft);
+    y += box.top + frame.clientTop + parseFloat(style.paddingTop);
+  }
+  return { x, y };
+}`;
+const CONTENT_ORIGIN_OF_THIS = `function () { return (${FRAME_CONTENT_ORIGIN})(this); }`;
+
 // Runs in the element's page. Waits, one animation frame at a time (or 100 ms in a tab that paints no frames), until
 // the element is attached, visible, scrolled into view, stable (no animation running in its document, or the same
 // box two frames running), enabled, editable when asked, and hit by the pointer at its point; then answers the point
 // in the top-level viewport. Past `timeoutMs` it answers why not: hidden, disabled, not editable, covered by <what>,
-// detached or moving.
+// detached or moving. The point is in the top-level viewport of the element's process: a cross-site frame's offset in
+// the tab is added by the hub.
 const WAIT_ACTIONABLE = `async function (checks, timeoutMs) {
   const node = this;
   const end = performance.now() + timeoutMs;
@@ -57,15 +72,6 @@ const WAIT_ACTIONABLE = `async function (checks, timeoutMs) {
     for (let at = inner; at; at = at.parentNode || at.host) if (at === outer) return true;
     return false;
   };
-  const frameOffset = () => {
-    let x = 0, y = 0;
-    for (let win = element.ownerDocument.defaultView; win && win.frameElement; win = win.parent) {
-      const frame = win.frameElement, box = frame.getBoundingClientRect(), style = getComputedStyle(frame);
-      x += box.left + frame.clientLeft + parseFloat(style.paddingLeft);
-      y += box.top + frame.clientTop + parseFloat(style.paddingTop);
-    }
-    return { x, y };
-  };
   let last = null;
   const check = () => {
     if (!node.isConnected || !element) return "detached";
@@ -90,7 +96,7 @@ const WAIT_ACTIONABLE = `async function (checks, timeoutMs) {
       if (!hit) return "hidden";
       if (!contains(element, hit)) return "covered by " + describe(hit);
     }
-    const offset = frameOffset();
+    const offset = (${FRAME_CONTENT_ORIGIN})(element.ownerDocument.defaultView.frameElement);
     return { x: x + offset.x, y: y + offset.y };
   };
   for (;;) {
@@ -105,14 +111,14 @@ const WAIT_ACTIONABLE = `async function (checks, timeoutMs) {
  * Waits, within the call's budget, until the element can be acted on as a user would, and answers where to act;
  * TIMEOUT with `data.reason` when it never could.
  */
-export async function actionPoint(scope: ObjectScope, objectId: string, checks: ActionChecks): Promise<Point> {
+export async function actionPoint(scope: ObjectScope, element: ElementHandle, checks: ActionChecks): Promise<Point> {
   const { budget } = scope;
   const pageTimeoutMs = Math.max(0, budget.remainingMs() - ANSWER_MARGIN_MS);
-  const { result, exceptionDetails } = await scope.tab.send(
+  const { result, exceptionDetails } = await element.session.send(
     "Runtime.callFunctionOn",
     {
       functionDeclaration: WAIT_ACTIONABLE,
-      objectId,
+      objectId: element.objectId,
       arguments: [{ value: checks }, { value: pageTimeoutMs }],
       awaitPromise: true,
       returnByValue: true,
@@ -129,5 +135,25 @@ export async function actionPoint(scope: ObjectScope, objectId: string, checks: 
       reason: answer.reason,
     });
   }
-  return answer;
+  if (element.remoteFrame === undefined) return answer;
+  const origin = await remoteFrameOrigin(scope, element.remoteFrame);
+  return { x: answer.x + origin.x, y: answer.y + origin.y };
+}
+
+/** Where a cross-site frame's viewport begins in the tab's: its iframe element's content box, read in the parent's process, and so on up. */
+export async function remoteFrameOrigin(scope: ObjectScope, remoteFrame: string): Promise<Point> {
+  const { budget, objectGroup } = scope;
+  const place = RemoteFrames.of(scope.tab).placeOf(remoteFrame);
+  const parent = place.parentRemote === undefined ? scope.tab : await remoteSession(scope, place.parentRemote);
+  const { backendNodeId } = await parent.send("DOM.getFrameOwner", { frameId: remoteFrame }, { budget });
+  const { object } = await parent.send("DOM.resolveNode", { backendNodeId, objectGroup }, { budget });
+  const { result } = await parent.send(
+    "Runtime.callFunctionOn",
+    { functionDeclaration: CONTENT_ORIGIN_OF_THIS, objectId: object.objectId, returnByValue: true },
+    { budget },
+  );
+  const inParent = result.value as Point;
+  if (place.parentRemote === undefined) return inParent;
+  const above = await remoteFrameOrigin(scope, place.parentRemote);
+  return { x: inParent.x + above.x, y: inParent.y + above.y };
 }

@@ -9,27 +9,36 @@ export interface AxTreeOptions {
   maxDepth?: number;
   firstRef: number;
   /** The DOM node whose subtree alone to return. */
-  rootBackendNodeId?: number;
+  root?: NodeAddress;
 }
 
-/** One line of the text, and as diff compares it: the DOM node it names and the line without its ref or indent. */
+/** The DOM node a ref names: its backendDOMNodeId, and the cross-site frame whose process holds it (none: the tab's). */
+export interface NodeAddress {
+  backendNodeId: number;
+  remoteFrame?: string;
+}
+
+/** An accessibility node as a snapshot reads it: Chrome's, marked with the cross-site frame whose process it came from. */
+export type SnapshotAxNode = Protocol.Accessibility.AXNode & { remoteFrame?: string };
+
+/** One line of the text, and as diff compares it: the DOM node it names (a key; null for none) and the line without its ref or indent. */
 export interface AxLine {
-  backendNodeId: number | null;
+  node: string | null;
   depth: number;
   bare: string;
   text: string;
 }
 
-/** The tree, its text form, and every ref it handed out with the node's backendDOMNodeId (null when it has none). */
+/** The tree, its text form, and every ref it handed out with the DOM node it names (null when it has none). */
 export interface AxTree {
   root: SnapshotNode;
   text: string;
-  refs: Map<string, number | null>;
+  refs: Map<string, NodeAddress | null>;
   nextRef: number;
   lines: AxLine[];
 }
 
-type AxNode = Protocol.Accessibility.AXNode;
+type AxNode = SnapshotAxNode;
 
 const EMPTY_ROOT: AxNode = { nodeId: "", ignored: false, role: { type: "internalRole", value: "RootWebArea" } };
 const WRAPPER_ROLES = new Set(["generic", "none"]);
@@ -68,10 +77,11 @@ export function buildAxTree(nodes: readonly AxNode[], options: AxTreeOptions): A
   const byId = new Map<string, AxNode>();
   for (const node of nodes) byId.set(node.nodeId, node);
   // The root is never dropped: a page always answers with one tree, however bare.
+  const { root: wanted } = options;
   const top =
-    (options.rootBackendNodeId === undefined
+    (wanted === undefined
       ? nodes.find((node) => node.parentId === undefined || !byId.has(node.parentId))
-      : nodes.find((node) => node.backendDOMNodeId === options.rootBackendNodeId)) ?? EMPTY_ROOT;
+      : nodes.find((node) => isNode(node, wanted))) ?? EMPTY_ROOT;
   const builder = new TreeBuilder(byId, options);
   const root = builder.keep(top, 0);
   builder.addChildren(top, root, 1);
@@ -87,7 +97,7 @@ export function buildAxTree(nodes: readonly AxNode[], options: AxTreeOptions): A
 /** Walks the AX nodes depth first, lifting the children of dropped nodes into the nearest kept ancestor. */
 class TreeBuilder {
   readonly lines: AxLine[] = [];
-  readonly refs = new Map<string, number | null>();
+  readonly refs = new Map<string, NodeAddress | null>();
   nextRef: number;
   #byId: ReadonlyMap<string, AxNode>;
   #options: AxTreeOptions;
@@ -101,14 +111,17 @@ class TreeBuilder {
   /** Makes the output node for `node` at `depth`: its ref (remembering the DOM node it names) and its text line. */
   keep(node: AxNode, depth: number): SnapshotNode {
     const ref = `e${this.nextRef++}`;
-    this.refs.set(ref, node.backendDOMNodeId ?? null);
+    const address = addressOf(node);
+    this.refs.set(ref, address);
     const out: SnapshotNode = { ref, role: roleOf(node), name: nameOf(node) };
     const value = valueOf(node);
     if (value !== undefined) out.value = value;
     const bare = textLine({ ...out, ref: "" }, 0)
       .replace(" [ref=]", "")
       .slice(2);
-    this.lines.push({ text: textLine(out, depth), bare, depth, backendNodeId: node.backendDOMNodeId ?? null });
+    const key =
+      address && (address.remoteFrame === undefined ? String(address.backendNodeId) : `${address.remoteFrame}/${address.backendNodeId}`);
+    this.lines.push({ text: textLine(out, depth), bare, depth, node: key });
     return out;
   }
 
@@ -158,6 +171,17 @@ function isNoise(node: AxNode, parent: SnapshotNode): boolean {
 /** Whether an interesting-only snapshot replaces the node by its children: ignored nodes and unnamed wrappers. */
 function isLifted(node: AxNode): boolean {
   return node.ignored || (WRAPPER_ROLES.has(roleOf(node)) && nameOf(node) === "");
+}
+
+function isNode(node: AxNode, address: NodeAddress): boolean {
+  return node.backendDOMNodeId === address.backendNodeId && node.remoteFrame === address.remoteFrame;
+}
+
+function addressOf(node: AxNode): NodeAddress | null {
+  if (node.backendDOMNodeId === undefined) return null;
+  return node.remoteFrame === undefined
+    ? { backendNodeId: node.backendDOMNodeId }
+    : { backendNodeId: node.backendDOMNodeId, remoteFrame: node.remoteFrame };
 }
 
 function roleOf(node: AxNode): string {

@@ -5,7 +5,8 @@ import { RESULT_BYTES_HARD_CAP } from "../config.js";
 import { HubError } from "../errors.js";
 import { exceptionToError } from "./exception.js";
 import { guardedCall, nextObjectGroup } from "./guarded-call.js";
-import { elementObject, nodeOfReference, type ElementReference, type ObjectScope } from "./element-object.js";
+import type { FrameSession } from "../cdp/remote-frames.js";
+import { elementObject, nodeOfReference, releaseObjects, type ElementReference, type ObjectScope } from "./element-object.js";
 import { applyMaxSize, readValue, type EvaluateResult } from "./remote-value.js";
 
 /** The element a callOn runs on: a snapshot ref, a CSS selector, a backendNodeId, or none (the page's global object). */
@@ -22,15 +23,15 @@ export interface CallOnOptions {
   captureConsole: boolean;
 }
 
-/** Where the function runs: the remote object that is `this`, and whether it is also passed as the first argument. */
+/** Where the function runs: the remote object that is `this` and its session, and whether it is also passed as the first argument. */
 interface Receiver {
   objectId: string;
+  session: FrameSession;
   isElement: boolean;
 }
 
 type Scope = ObjectScope;
 
-const RELEASE_TIMEOUT_MS = 1_000;
 // Chrome compiles the declaration as `(<declaration>)`, so positions on its first line are one column to the right.
 const DECLARATION_COLUMN_OFFSET = 1;
 
@@ -38,23 +39,23 @@ const DECLARATION_COLUMN_OFFSET = 1;
 export function callOnElement(tab: TabSession, options: CallOnOptions, budget: Budget): Promise<EvaluateResult> {
   // A stale or unknown ref fails before anything runs in the page.
   const element = options.element === null ? null : nodeOfReference(tab, options.element);
-  const scope: Scope = { tab, budget, objectGroup: nextObjectGroup() };
+  const scope: Scope = { tab, budget, objectGroup: nextObjectGroup(), remoteSessions: new Set() };
   return guardedCall(tab, { budget, captureConsole: options.captureConsole }, async () => {
     try {
       const receiver = element === null ? await globalObject(scope) : await resolveElement(scope, element);
       const response = await callDeclaration(scope, receiver, options);
       if (response.exceptionDetails) throw exceptionToError(response.exceptionDetails, DECLARATION_COLUMN_OFFSET);
       const maxBytes = options.maxSize ?? RESULT_BYTES_HARD_CAP;
-      const context = { ...scope, awaitPromise: options.awaitPromise, args: options.args, maxBytes };
+      const context = { ...scope, session: receiver.session, awaitPromise: options.awaitPromise, args: options.args, maxBytes };
       return applyMaxSize(await readValue(context, response.result), maxBytes);
     } finally {
-      tab.send("Runtime.releaseObjectGroup", { objectGroup: scope.objectGroup }, { timeoutMs: RELEASE_TIMEOUT_MS }).catch(() => {});
+      releaseObjects(scope);
     }
   });
 }
 
 function resolveElement(scope: Scope, element: ReturnType<typeof nodeOfReference>): Promise<Receiver> {
-  return elementObject(scope, element, "callOn").then((objectId) => ({ objectId, isElement: true }));
+  return elementObject(scope, element, "callOn").then(({ objectId, session }) => ({ objectId, session, isElement: true }));
 }
 
 function callDeclaration(scope: Scope, receiver: Receiver, options: CallOnOptions): Promise<Protocol.Runtime.CallFunctionOnResponse> {
@@ -67,7 +68,7 @@ function callDeclaration(scope: Scope, receiver: Receiver, options: CallOnOption
     userGesture: true,
     objectGroup: scope.objectGroup,
   };
-  return scope.tab
+  return receiver.session
     .send("Runtime.callFunctionOn", params, { budget: scope.budget })
     .catch((error: unknown) => Promise.reject(asDeclarationError(error)));
 }
@@ -80,7 +81,7 @@ async function globalObject(scope: Scope): Promise<Receiver> {
     { budget: scope.budget },
   );
   if (!result.objectId) throw new Error("Runtime.evaluate of the global object gave no object");
-  return { objectId: result.objectId, isElement: false };
+  return { objectId: result.objectId, session: scope.tab, isElement: false };
 }
 
 /** Chrome's answer to a declaration that is not a function, as INVALID_PARAMS; other errors unchanged. */

@@ -1,33 +1,63 @@
 import type { TabSession } from "../cdp/tab-session.js";
 import type { Budget } from "../budget.js";
+import { RemoteFrames, type FrameSession } from "../cdp/remote-frames.js";
 import { HubError } from "../errors.js";
+import type { NodeAddress } from "./ax-tree.js";
 import { refTableOf } from "./ref-registry.js";
 
 /** An element named by a snapshot ref, a CSS selector or Chrome's backendNodeId. */
 export type ElementReference = { ref: string } | { selector: string } | { backendNodeId: number };
 
-/** Where remote objects of a call live: its tab, budget and object group (released when the call ends). */
+/** Where remote objects of a call live: its tab, budget and object group (released when the call ends), and the cross-site frames' sessions it reached. */
 export interface ObjectScope {
   tab: TabSession;
   budget: Budget;
   objectGroup: string;
+  remoteSessions: Set<FrameSession>;
 }
+
+/** An element's remote object, with the session it lives in (the tab's, or a cross-site frame's). */
+export interface ElementHandle {
+  objectId: string;
+  session: FrameSession;
+  /** The cross-site frame the element is in; none for the tab's own process. */
+  remoteFrame?: string;
+}
+
+/** The node an element reference names once checked: a node of the tab or of one of its cross-site frames, or a selector. */
+export type ReferencedNode = (NodeAddress & { label: string }) | { selector: string };
+
+const RELEASE_TIMEOUT_MS = 1_000;
 
 const IS_CONNECTED = "function () { return this.isConnected; }";
 
 /** The node a ref names, checked before anything runs in the page (NODE_NOT_FOUND for a stale or unknown ref). */
-export function nodeOfReference(
-  tab: TabSession,
-  element: ElementReference,
-): { backendNodeId: number; label: string } | { selector: string } {
+export function nodeOfReference(tab: TabSession, element: ElementReference): ReferencedNode {
   if ("selector" in element) return element;
-  if ("ref" in element) return { backendNodeId: refTableOf(tab).backendNodeId(element.ref), label: `ref ${element.ref}` };
+  if ("ref" in element) return { ...refTableOf(tab).node(element.ref), label: `ref ${element.ref}` };
   return { backendNodeId: element.backendNodeId, label: `backendNodeId ${element.backendNodeId}` };
 }
 
-/** The remote object of an element: the first match of a selector, or a node still in its document. */
-export function elementObject(scope: ObjectScope, node: ReturnType<typeof nodeOfReference>, method: string): Promise<string> {
-  return "selector" in node ? firstMatch(scope, node.selector, method) : connectedNode(scope, node);
+/** The remote object of an element: the first match of a selector in the top document, or a node still in its document. */
+export async function elementObject(scope: ObjectScope, node: ReferencedNode, method: string): Promise<ElementHandle> {
+  if ("selector" in node) return { objectId: await firstMatch(scope, node.selector, method), session: scope.tab };
+  if (node.remoteFrame === undefined) return { objectId: await connectedNode(scope.tab, scope, node), session: scope.tab };
+  const session = await remoteSession(scope, node.remoteFrame);
+  return { objectId: await connectedNode(session, scope, node), session, remoteFrame: node.remoteFrame };
+}
+
+/** The session of one of the tab's cross-site frames, remembered in the scope so that its objects are released too. */
+export async function remoteSession(scope: ObjectScope, remoteFrame: string): Promise<FrameSession> {
+  const session = await RemoteFrames.of(scope.tab).session(remoteFrame, scope.budget);
+  scope.remoteSessions.add(session);
+  return session;
+}
+
+/** Releases the call's remote objects, in the tab and in every cross-site frame it reached; never waits on the page. */
+export function releaseObjects(scope: ObjectScope): void {
+  for (const session of [scope.tab, ...scope.remoteSessions]) {
+    session.send("Runtime.releaseObjectGroup", { objectGroup: scope.objectGroup }, { timeoutMs: RELEASE_TIMEOUT_MS }).catch(() => {});
+  }
 }
 
 async function firstMatch(scope: ObjectScope, selector: string, method: string): Promise<string> {
@@ -51,20 +81,20 @@ async function firstMatch(scope: ObjectScope, selector: string, method: string):
   return result.objectId;
 }
 
-async function connectedNode(scope: ObjectScope, node: { backendNodeId: number; label: string }): Promise<string> {
+async function connectedNode(session: FrameSession, scope: ObjectScope, node: { backendNodeId: number; label: string }): Promise<string> {
   const gone = (): HubError =>
     new HubError(
       "NODE_NOT_FOUND",
       `${node.label} is no longer in the page (removed, or the page changed); take a new snapshot and use its refs`,
     );
-  const { object } = await scope.tab
+  const { object } = await session
     .send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: scope.objectGroup }, { budget: scope.budget })
     .catch((error: unknown) =>
       Promise.reject(/No node with given id found|does not belong to the document/.test(String(error)) ? gone() : error),
     );
   if (!object.objectId) throw gone();
   // A node that was removed but is still alive resolves; acting on it would silently do nothing.
-  const connected = await scope.tab.send(
+  const connected = await session.send(
     "Runtime.callFunctionOn",
     { functionDeclaration: IS_CONNECTED, objectId: object.objectId, returnByValue: true },
     { budget: scope.budget },

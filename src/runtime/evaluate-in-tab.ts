@@ -42,7 +42,7 @@ export function evaluateInTab(tab: TabSession, options: EvaluateOptions, budget:
       holdsObjects = response.result.objectId !== undefined || response.exceptionDetails !== undefined;
       if (response.exceptionDetails) throw exceptionToError(response.exceptionDetails, prepared.columnOffset);
       const maxBytes = options.maxSize ?? RESULT_BYTES_HARD_CAP;
-      const context = { tab, budget, objectGroup, awaitPromise: options.awaitPromise, args: options.args, maxBytes };
+      const context = { session: tab, budget, objectGroup, awaitPromise: options.awaitPromise, args: options.args, maxBytes };
       return applyMaxSize(await readResult(context, response.result), maxBytes);
     } finally {
       if (holdsObjects) {

@@ -2,7 +2,7 @@ import type { Protocol } from "devtools-protocol";
 import { raceSignal } from "../budget.js";
 import { ProtocolError } from "../cdp/callback-registry.js";
 import type { CdpConnection } from "../cdp/connection.js";
-import type { CdpSession } from "../cdp/session.js";
+import type { FrameSession } from "../cdp/remote-frames.js";
 import { HubError } from "../errors.js";
 import { runHubScript } from "./hub-script.js";
 import type { ValidatedParams } from "../protocol/types.js";
@@ -11,8 +11,6 @@ import { UTF8_LENGTH_IN_PAGE } from "./utf8-cut.js";
 /** What `content` returns a document as. */
 export type ContentFormat = ValidatedParams<"content">["format"];
 
-/** A session frames are read through: the tab's own, or one attached to an out-of-process iframe. */
-export type FrameSession = Pick<CdpSession, "send">;
 
 /** One frame's document as read: the text (cut in the page past the call's size) and how many UTF-8 bytes were cut. */
 export interface FrameText {

@@ -1,7 +1,7 @@
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import type { SnapshotNode } from "../protocol/types.js";
-import type { AxLine } from "./ax-tree.js";
+import type { AxLine, NodeAddress } from "./ax-tree.js";
 
 /**
  * What a snapshot leaves behind: its id, its refs and the DOM node each names (null for none) for callOn and the
@@ -11,7 +11,7 @@ export interface SnapshotRefs {
   snapshotId: string;
   firstRef: number;
   nextRef: number;
-  refs: ReadonlyMap<string, number | null>;
+  refs: ReadonlyMap<string, NodeAddress | null>;
   lines: readonly AxLine[];
   text: string;
   url: string;
@@ -51,20 +51,20 @@ export class RefTable {
     this.#latest = null;
   }
 
-  /** The backendDOMNodeId a ref of the latest snapshot names, or NODE_NOT_FOUND saying what to do instead. */
-  backendNodeId(ref: string): number {
+  /** The DOM node a ref of the latest snapshot names, or NODE_NOT_FOUND saying what to do instead. */
+  node(ref: string): NodeAddress {
     const latest = this.#latest;
     if (!latest)
       throw notFound(`this tab has no current snapshot (none was taken, or the tab navigated since), so ref ${ref} names nothing`);
-    const backendNodeId = latest.refs.get(ref);
-    if (backendNodeId === undefined) {
+    const node = latest.refs.get(ref);
+    if (node === undefined) {
       const number = Number(REF.exec(ref)?.[1] ?? Number.NaN);
       const where =
         number < latest.firstRef ? "is from an older snapshot of this tab" : "was not handed out by the latest snapshot of this tab";
       throw notFound(`ref ${ref} ${where} (the latest is ${latest.snapshotId})`);
     }
-    if (backendNodeId === null) throw notFound(`ref ${ref} names an accessibility node that has no DOM node`);
-    return backendNodeId;
+    if (node === null) throw notFound(`ref ${ref} names an accessibility node that has no DOM node`);
+    return node;
   }
 }
 

@@ -2,16 +2,16 @@ import { randomUUID } from "node:crypto";
 import type { Protocol } from "devtools-protocol";
 import { HubError } from "../errors.js";
 import type { Budget } from "../budget.js";
-import type { TabSession } from "../cdp/tab-session.js";
+import type { FrameSession } from "../cdp/remote-frames.js";
 import type { EvaluateResult } from "../protocol/types.js";
 import { exceptionToError } from "./exception.js";
 import { cutUtf8, UTF8_LENGTH_IN_PAGE } from "./utf8-cut.js";
 
 export type { EvaluateResult };
 
-/** What reading a remote value needs: the tab, the call's budget, the object group to release, and options. */
+/** What reading a remote value needs: the session it lives in, the call's budget, the object group to release, and options. */
 export interface ReadContext {
-  tab: TabSession;
+  session: FrameSession;
   budget: Budget;
   objectGroup: string;
   awaitPromise: boolean;
@@ -55,7 +55,7 @@ const DESCRIBED_SUBTYPES = new Set([
 /** Turns the remote result of evaluated code into the protocol's result, calling it with `args` if it is a function. */
 export async function readResult(context: ReadContext, remote: Protocol.Runtime.RemoteObject): Promise<EvaluateResult> {
   if (remote.type !== "function" || !remote.objectId) return readValue(context, remote);
-  const called = await context.tab.send(
+  const called = await context.session.send(
     "Runtime.callFunctionOn",
     {
       functionDeclaration: CALL_WITH_ARGS,
@@ -100,7 +100,7 @@ export async function readValue(context: ReadContext, remote: Protocol.Runtime.R
 async function fetchValue(context: ReadContext, objectId: string): Promise<{ value: unknown; truncated: boolean }> {
   let value: unknown;
   try {
-    const byValue = await context.tab.send(
+    const byValue = await context.session.send(
       "Runtime.callFunctionOn",
       {
         functionDeclaration: RETURN_THIS_WITHIN,

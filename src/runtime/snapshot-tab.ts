@@ -3,7 +3,7 @@ import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError, isHubError } from "../errors.js";
 import type { Result, SnapshotNode } from "../protocol/types.js";
-import { buildAxTree } from "./ax-tree.js";
+import { buildAxTree, type NodeAddress } from "./ax-tree.js";
 import { refTableOf, type RefTable } from "./ref-registry.js";
 import { nodeBoxes } from "./node-boxes.js";
 import { axNodesWithFrames } from "./frame-ax-nodes.js";
@@ -32,7 +32,7 @@ export type Snapshot = Result<"snapshot">;
 export async function snapshotTab(tab: TabSession, options: SnapshotOptions, budget: Budget): Promise<Snapshot> {
   const table = refTableOf(tab);
   if (options.cursor !== undefined) return nextPage(table, options.cursor, options.maxChars);
-  const rootBackendNodeId = options.root === undefined ? undefined : table.backendNodeId(options.root);
+  const root = options.root === undefined ? undefined : table.node(options.root);
   const before = options.diff === undefined ? null : diffBase(table, options.diff);
   let hasNavigated = false;
   const stopWatching = tab.onNavigated(() => {
@@ -48,7 +48,7 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
     if (hasNavigated) throw pageNavigated();
     // From reading nextRef to replace() nothing awaits, so two snapshots of one tab never hand out the same refs.
     const firstRef = table.nextRef;
-    const tree = buildAxTree(nodes, { ...options, firstRef, rootBackendNodeId });
+    const tree = buildAxTree(nodes, { ...options, firstRef, root });
     if (boxes) addBoxes(tree.root, tree.refs, boxes);
     const snapshotId = randomUUID();
     const text = before ? diffLines(before, tree.lines) : tree.text;
@@ -101,9 +101,14 @@ function diffBase(table: RefTable, snapshotId: string): NonNullable<RefTable["la
   );
 }
 
-function addBoxes(node: SnapshotNode, refs: ReadonlyMap<string, number | null>, boxes: ReadonlyMap<number, SnapshotNode["box"]>): void {
-  const backendNodeId = refs.get(node.ref);
-  const box = backendNodeId == null ? undefined : boxes.get(backendNodeId);
+// Boxes are read in the tab's process: nodes inside cross-site frames carry none.
+function addBoxes(
+  node: SnapshotNode,
+  refs: ReadonlyMap<string, NodeAddress | null>,
+  boxes: ReadonlyMap<number, SnapshotNode["box"]>,
+): void {
+  const address = refs.get(node.ref);
+  const box = !address || address.remoteFrame !== undefined ? undefined : boxes.get(address.backendNodeId);
   if (box) node.box = box;
   for (const child of node.children ?? []) addBoxes(child, refs, boxes);
 }

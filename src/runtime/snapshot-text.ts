@@ -37,7 +37,7 @@ export function readCursor(cursor: string): { snapshotId: string; offset: number
  * Nodes are matched by the DOM node they name; nodes that name none, by their line.
  */
 export function diffLines(before: readonly AxLine[], after: readonly AxLine[]): string {
-  const keyOf = (line: AxLine): string => (line.backendNodeId === null ? `line:${line.depth}:${line.bare}` : `node:${line.backendNodeId}`);
+  const keyOf = (line: AxLine): string => (line.node === null ? `line:${line.depth}:${line.bare}` : `node:${line.node}`);
   const old = new Map<string, AxLine>();
   for (const line of before) old.set(keyOf(line), line);
   const out: string[] = [];

@@ -124,7 +124,7 @@ describe("runtime/ax-tree buildAxTree", () => {
     const tree = buildAxTree(axNodes(FORM), { interestingOnly: true, firstRef: 40 });
     expect(tree.root.ref).to.equal("e40");
     expect(tree.root.children?.[0]).to.include({ ref: "e41", role: "button" });
-    expect(tree.refs.get("e41")).to.equal(42);
+    expect(tree.refs.get("e41")).to.deep.equal({ backendNodeId: 42 });
     expect(tree.refs.size).to.equal(8);
     expect(tree.nextRef).to.equal(48);
   });
@@ -166,6 +166,34 @@ describe("runtime/ax-tree buildAxTree", () => {
       firstRef: 1,
     });
     expect(shape(tree.root)).to.deep.equal({ role: "none", name: "", children: [{ role: "button", name: "Go" }] });
+  });
+
+  it("a node read in a cross-site frame's process keeps its frame in its ref and line, so equal backend ids never mix", () => {
+    const nodes = axNodes({
+      role: "RootWebArea",
+      name: "Top",
+      children: [{ role: "button", name: "Top", backend: 7 }, { role: "Iframe" }],
+    });
+    const inner = axNodes({ role: "RootWebArea", name: "Inner", children: [{ role: "button", name: "Inner", backend: 7 }] });
+    const iframe = nodes.find((node) => node.role?.value === "Iframe") as AxNode;
+    const innerRoot = inner[0] as AxNode;
+    innerRoot.parentId = iframe.nodeId;
+    iframe.childIds = [innerRoot.nodeId];
+    const tree = buildAxTree([...nodes, ...inner.map((node) => ({ ...node, remoteFrame: "FRAME1" }))], {
+      interestingOnly: true,
+      firstRef: 1,
+    });
+    const refOf = (name: string): string => new RegExp(`button "${name}" \\[ref=(e\\d+)\\]`).exec(tree.text)?.[1] ?? "";
+    expect(tree.refs.get(refOf("Top"))).to.deep.equal({ backendNodeId: 7 });
+    expect(tree.refs.get(refOf("Inner"))).to.deep.equal({ backendNodeId: 7, remoteFrame: "FRAME1" });
+    const keys = tree.lines.filter((line) => line.text.includes("button")).map((line) => line.node);
+    expect(keys).to.deep.equal(["7", "FRAME1/7"]);
+    const sub = buildAxTree([...nodes, ...inner.map((node) => ({ ...node, remoteFrame: "FRAME1" }))], {
+      interestingOnly: true,
+      firstRef: 1,
+      root: { backendNodeId: 7, remoteFrame: "FRAME1" },
+    });
+    expect(sub.text).to.equal('- button "Inner" [ref=e1]');
   });
 
   it("builds 30,000 nodes in one pass, in well under a second (quadratic work would take minutes)", () => {

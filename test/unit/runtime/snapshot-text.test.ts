@@ -3,7 +3,7 @@ import type { AxLine } from "../../../src/runtime/ax-tree.js";
 import { cursorOf, diffLines, pageOf, readCursor } from "../../../src/runtime/snapshot-text.js";
 
 const line = (backendNodeId: number | null, bare: string, ref: number): AxLine => ({
-  backendNodeId,
+  node: backendNodeId === null ? null : String(backendNodeId),
   depth: 1,
   bare,
   text: `  - ${bare.replace(/^(\S+( "[^"]*")?)/, `$1 [ref=e${ref}]`)}`,
