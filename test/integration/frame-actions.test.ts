@@ -6,7 +6,7 @@ import { startFixtureServer, type FixtureServer } from "../support/fixture-serve
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connectClient, sharedHub } from "../support/test-hub.js";
 
-describe("refs into iframes: a snapshot reaches into same-origin and cross-site frames and actions land there (real hub, real Chromium)", function () {
+describe("refs into iframes and shadow roots: a snapshot reaches into same-origin and cross-site frames and open shadow roots, and actions land there (real hub, real Chromium)", function () {
   this.timeout(30_000);
   let hub: Hub;
   let host: FixtureServer;
@@ -31,6 +31,20 @@ describe("refs into iframes: a snapshot reaches into same-origin and cross-site 
       const ref = /button "Inside frame" \[ref=(e\d+)\]/.exec(text)?.[1];
       expect(ref, text).to.be.a("string");
       const marked = host.waitForMark("frame-click-true", 10_000);
+      await client.click({ target: tab.target, ref: ref as string });
+      await marked;
+    } finally {
+      await closeTab(client, tab.target);
+    }
+  });
+
+  it("a button in an open shadow root gets a ref, and a trusted click on it lands", async () => {
+    const tab = await openTab(client, host.url("shadow.html"));
+    try {
+      const { text } = await client.call("snapshot", { target: tab.target });
+      const ref = /button "Inside shadow" \[ref=(e\d+)\]/.exec(text)?.[1];
+      expect(ref, text).to.be.a("string");
+      const marked = host.waitForMark("shadow-click-true", 10_000);
       await client.click({ target: tab.target, ref: ref as string });
       await marked;
     } finally {
