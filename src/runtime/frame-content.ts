@@ -11,7 +11,6 @@ import { UTF8_LENGTH_IN_PAGE } from "./utf8-cut.js";
 /** What `content` returns a document as. */
 export type ContentFormat = ValidatedParams<"content">["format"];
 
-
 /** One frame's document as read: the text (cut in the page past the call's size) and how many UTF-8 bytes were cut. */
 export interface FrameText {
   text: string;
