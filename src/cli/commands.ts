@@ -39,12 +39,19 @@ const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]
       client.call("navigate", { target: await target(), url: required(url, "navigate URL") }),
   },
   snapshot: {
-    options: { interactive: { type: "boolean" }, "max-chars": { type: "string" }, cursor: { type: "string" }, diff: { type: "string" } },
+    options: {
+      interactive: { type: "boolean" },
+      dom: { type: "boolean" },
+      "max-chars": { type: "string" },
+      cursor: { type: "string" },
+      diff: { type: "string" },
+    },
     run: async ({ client, values, target }) => {
       const text = (name: string): string | undefined => (typeof values[name] === "string" ? (values[name] as string) : undefined);
       return client.call("snapshot", {
         target: await target(),
         interactiveOnly: values.interactive === true,
+        ...(values.dom === true ? { source: "dom" as const } : {}),
         ...(text("max-chars") === undefined ? {} : { maxChars: Number(text("max-chars")) }),
         ...(text("cursor") === undefined ? {} : { cursor: text("cursor") }),
         ...(text("diff") === undefined ? {} : { diff: text("diff") }),

@@ -7,7 +7,7 @@ Usage:
   tabwire serve       start the hub (settings from the environment or .env; see .env.example)
   tabwire eval CODE   run JavaScript in a tab and print {"ok": true, ...result}
   tabwire tabs [list | open URL | close TARGET | activate TARGET]
-  tabwire navigate URL    tabwire snapshot [--interactive] [--max-chars N]    tabwire content [--text]    tabwire status
+  tabwire navigate URL    tabwire snapshot [--interactive] [--dom] [--max-chars N]    tabwire content [--text]    tabwire status
   tabwire click REF    tabwire type TEXT    tabwire press KEY    tabwire fill REF VALUE    tabwire select REF VALUE...
   tabwire upload REF FILE...    tabwire wait --text T | --selector CSS | --url GLOB | --load STATE
   tabwire screenshot [-o FILE] [--full-page] [--format png|jpeg|webp] [--selector CSS]
@@ -54,6 +54,7 @@ Examples:
   navigate: `tabwire navigate URL: load URL in the tab and wait for it\n${COMMON}`,
   snapshot: `tabwire snapshot: the tab's accessibility tree, with a ref per element (for click, type, eval --ref...)
   --interactive              only what can be acted on, and what names it
+  --dom                      read the tree from the DOM (source "dom": several times faster on large pages)
   --max-chars N              a page of N characters at most; --cursor C (its nextCursor) reads the next
   --diff ID                  only what changed since snapshot ID
 ${COMMON}`,

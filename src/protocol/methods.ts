@@ -14,7 +14,7 @@ interface MethodDefaults {
   navigate: "waitUntil";
   evaluate: "awaitPromise" | "isolate" | "args" | "captureConsole";
   content: "format" | "includeIframes";
-  snapshot: "interestingOnly" | "interactiveOnly" | "boxes";
+  snapshot: "source" | "interestingOnly" | "interactiveOnly" | "boxes";
   callOn: "args" | "awaitPromise" | "captureConsole";
   screenshot: "format" | "fullPage";
   cancel: never;

@@ -12,14 +12,20 @@ export interface AxTreeOptions {
   root?: NodeAddress;
 }
 
-/** The DOM node a ref names: its backendDOMNodeId, and the cross-site frame whose process holds it (none: the tab's). */
-export interface NodeAddress {
-  backendNodeId: number;
-  remoteFrame?: string;
-}
+/**
+ * The DOM node a ref names, and the cross-site frame whose process holds it (none: the tab's): by its backendDOMNodeId
+ * (Chrome's tree), or by the id the hub's page script gave it in an isolated world (`source: "dom"`).
+ */
+export type NodeAddress = { backendNodeId: number; remoteFrame?: string } | { pageNode: number; contextId: number; remoteFrame?: string };
 
-/** An accessibility node as a snapshot reads it: Chrome's, marked with the cross-site frame whose process it came from. */
-export type SnapshotAxNode = Protocol.Accessibility.AXNode & { remoteFrame?: string };
+/** An accessibility node as a snapshot reads it, with the DOM node it names when that is not its backendDOMNodeId in the tab's process. */
+export type SnapshotAxNode = Protocol.Accessibility.AXNode & { address?: NodeAddress };
+
+/** A key naming the same DOM node across snapshots of one source (diffs match lines by it). */
+export function addressKey(address: NodeAddress): string {
+  const where = address.remoteFrame ?? "";
+  return "backendNodeId" in address ? `${where}/${address.backendNodeId}` : `${where}/${address.contextId}.${address.pageNode}`;
+}
 
 /** One line of the text, and as diff compares it: the DOM node it names (a key; null for none) and the line without its ref or indent. */
 export interface AxLine {
@@ -81,7 +87,7 @@ export function buildAxTree(nodes: readonly AxNode[], options: AxTreeOptions): A
   const top =
     (wanted === undefined
       ? nodes.find((node) => node.parentId === undefined || !byId.has(node.parentId))
-      : nodes.find((node) => isNode(node, wanted))) ?? EMPTY_ROOT;
+      : nodes.find((node) => isNode(node, addressKey(wanted)))) ?? EMPTY_ROOT;
   const builder = new TreeBuilder(byId, options);
   const root = builder.keep(top, 0);
   builder.addChildren(top, root, 1);
@@ -119,9 +125,7 @@ class TreeBuilder {
     const bare = textLine({ ...out, ref: "" }, 0)
       .replace(" [ref=]", "")
       .slice(2);
-    const key =
-      address && (address.remoteFrame === undefined ? String(address.backendNodeId) : `${address.remoteFrame}/${address.backendNodeId}`);
-    this.lines.push({ text: textLine(out, depth), bare, depth, node: key });
+    this.lines.push({ text: textLine(out, depth), bare, depth, node: address && addressKey(address) });
     return out;
   }
 
@@ -173,15 +177,14 @@ function isLifted(node: AxNode): boolean {
   return node.ignored || (WRAPPER_ROLES.has(roleOf(node)) && nameOf(node) === "");
 }
 
-function isNode(node: AxNode, address: NodeAddress): boolean {
-  return node.backendDOMNodeId === address.backendNodeId && node.remoteFrame === address.remoteFrame;
+function isNode(node: AxNode, key: string): boolean {
+  const address = addressOf(node);
+  return address !== null && addressKey(address) === key;
 }
 
 function addressOf(node: AxNode): NodeAddress | null {
-  if (node.backendDOMNodeId === undefined) return null;
-  return node.remoteFrame === undefined
-    ? { backendNodeId: node.backendDOMNodeId }
-    : { backendNodeId: node.backendDOMNodeId, remoteFrame: node.remoteFrame };
+  if (node.address) return node.address;
+  return node.backendDOMNodeId === undefined ? null : { backendNodeId: node.backendDOMNodeId };
 }
 
 function roleOf(node: AxNode): string {

@@ -3,7 +3,9 @@ import type { Budget } from "../budget.js";
 import { RemoteFrames, type FrameSession } from "../cdp/remote-frames.js";
 import { HubError } from "../errors.js";
 import type { NodeAddress } from "./ax-tree.js";
+import { NODE_OF_ID } from "./dom-ax-script.js";
 import { refTableOf } from "./ref-registry.js";
+import { isContextGone } from "../cdp/protocol-errors.js";
 
 /** An element named by a snapshot ref, a CSS selector or Chrome's backendNodeId. */
 export type ElementReference = { ref: string } | { selector: string } | { backendNodeId: number };
@@ -41,9 +43,11 @@ export function nodeOfReference(tab: TabSession, element: ElementReference): Ref
 /** The remote object of an element: the first match of a selector in the top document, or a node still in its document. */
 export async function elementObject(scope: ObjectScope, node: ReferencedNode, method: string): Promise<ElementHandle> {
   if ("selector" in node) return { objectId: await firstMatch(scope, node.selector, method), session: scope.tab };
-  if (node.remoteFrame === undefined) return { objectId: await connectedNode(scope.tab, scope, node), session: scope.tab };
-  const session = await remoteSession(scope, node.remoteFrame);
-  return { objectId: await connectedNode(session, scope, node), session, remoteFrame: node.remoteFrame };
+  const { remoteFrame, label } = node;
+  const session = remoteFrame === undefined ? scope.tab : await remoteSession(scope, remoteFrame);
+  const backendNodeId = "backendNodeId" in node ? node.backendNodeId : await backendNodeOfPageNode(session, scope, node);
+  const objectId = await connectedNode(session, scope, { backendNodeId, label });
+  return remoteFrame === undefined ? { objectId, session } : { objectId, session, remoteFrame };
 }
 
 /** The session of one of the tab's cross-site frames, remembered in the scope so that its objects are released too. */
@@ -81,24 +85,44 @@ async function firstMatch(scope: ObjectScope, selector: string, method: string):
   return result.objectId;
 }
 
+/** The backendNodeId of a node a `source: "dom"` snapshot named, found through the world its page script ran in. */
+async function backendNodeOfPageNode(
+  session: FrameSession,
+  scope: ObjectScope,
+  node: { pageNode: number; contextId: number; label: string },
+): Promise<number> {
+  const { result } = await session
+    .send(
+      "Runtime.evaluate",
+      { expression: `(${NODE_OF_ID})(${node.pageNode})`, contextId: node.contextId, objectGroup: scope.objectGroup },
+      { budget: scope.budget },
+    )
+    .catch((error: unknown) => Promise.reject(isContextGone(error) ? gone(node.label) : error));
+  if (!result.objectId) throw gone(node.label);
+  const described = await session.send("DOM.describeNode", { objectId: result.objectId }, { budget: scope.budget });
+  return described.node.backendNodeId;
+}
+
+function gone(label: string): HubError {
+  return new HubError(
+    "NODE_NOT_FOUND",
+    `${label} is no longer in the page (removed, or the page changed); take a new snapshot and use its refs`,
+  );
+}
+
 async function connectedNode(session: FrameSession, scope: ObjectScope, node: { backendNodeId: number; label: string }): Promise<string> {
-  const gone = (): HubError =>
-    new HubError(
-      "NODE_NOT_FOUND",
-      `${node.label} is no longer in the page (removed, or the page changed); take a new snapshot and use its refs`,
-    );
   const { object } = await session
     .send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: scope.objectGroup }, { budget: scope.budget })
     .catch((error: unknown) =>
-      Promise.reject(/No node with given id found|does not belong to the document/.test(String(error)) ? gone() : error),
+      Promise.reject(/No node with given id found|does not belong to the document/.test(String(error)) ? gone(node.label) : error),
     );
-  if (!object.objectId) throw gone();
+  if (!object.objectId) throw gone(node.label);
   // A node that was removed but is still alive resolves; acting on it would silently do nothing.
   const connected = await session.send(
     "Runtime.callFunctionOn",
     { functionDeclaration: IS_CONNECTED, objectId: object.objectId, returnByValue: true },
     { budget: scope.budget },
   );
-  if (connected.result.value !== true) throw gone();
+  if (connected.result.value !== true) throw gone(node.label);
   return object.objectId;
 }

@@ -93,7 +93,7 @@ function hang(
   walk: Walk,
 ): boolean {
   const { remoteFrame } = frame.owner;
-  const iframe = walk.all.find((node) => node.backendDOMNodeId === frame.ownerNodeId && node.remoteFrame === remoteFrame);
+  const iframe = walk.all.find((node) => node.backendDOMNodeId === frame.ownerNodeId && node.address?.remoteFrame === remoteFrame);
   const prefixed = nodes.map((node) => marked(node, frame.frameId, frame.reader.remoteFrame));
   const root = prefixed.find((node) => node.parentId === undefined);
   if (!iframe || !root) return false;
@@ -110,6 +110,8 @@ function marked(node: Protocol.Accessibility.AXNode, frameId: string, remoteFram
     nodeId: id(node.nodeId),
     ...(node.parentId === undefined ? {} : { parentId: id(node.parentId) }),
     ...(node.childIds === undefined ? {} : { childIds: node.childIds.map(id) }),
-    ...(remoteFrame === undefined ? {} : { remoteFrame }),
+    ...(remoteFrame === undefined || node.backendDOMNodeId === undefined
+      ? {}
+      : { address: { backendNodeId: node.backendDOMNodeId, remoteFrame } }),
   };
 }

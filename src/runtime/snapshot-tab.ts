@@ -3,14 +3,17 @@ import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError, isHubError } from "../errors.js";
 import type { Result, SnapshotNode } from "../protocol/types.js";
-import { buildAxTree, type NodeAddress } from "./ax-tree.js";
+import { addressKey, buildAxTree, type NodeAddress, type SnapshotAxNode } from "./ax-tree.js";
+import { domAxNodes } from "./dom-ax-nodes.js";
 import { refTableOf, type RefTable } from "./ref-registry.js";
-import { nodeBoxes } from "./node-boxes.js";
+import { nodeBoxes, type Box } from "./node-boxes.js";
 import { axNodesWithFrames } from "./frame-ax-nodes.js";
 import { cursorOf, diffLines, pageOf, readCursor } from "./snapshot-text.js";
 
 /** The params of `snapshot` once validated and defaulted. */
 export interface SnapshotOptions {
+  /** Chrome's accessibility tree, or the hub's reading of the DOM (faster on large pages). */
+  source: "chrome" | "dom";
   interestingOnly: boolean;
   interactiveOnly: boolean;
   maxDepth?: number;
@@ -39,17 +42,16 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
     hasNavigated = true;
   });
   try {
-    const [nodes, { targetInfo }, boxes] = await Promise.all([
-      axNodesWithFrames(tab, budget),
+    const [{ nodes, boxOf }, { targetInfo }] = await Promise.all([
+      readNodes(tab, options, budget),
       tab.send("Target.getTargetInfo", {}, { budget }),
-      options.boxes ? nodeBoxes(tab, budget) : null,
     ]).catch((error: unknown) => Promise.reject(hasNavigated && !isHubError(error) ? pageNavigated() : error));
     // Refs of a tree from the document that just went away would name nodes of no page.
     if (hasNavigated) throw pageNavigated();
     // From reading nextRef to replace() nothing awaits, so two snapshots of one tab never hand out the same refs.
     const firstRef = table.nextRef;
     const tree = buildAxTree(nodes, { ...options, firstRef, root });
-    if (boxes) addBoxes(tree.root, tree.refs, boxes);
+    if (boxOf) addBoxes(tree.root, tree.refs, boxOf);
     const snapshotId = randomUUID();
     const text = before ? diffLines(before, tree.lines) : tree.text;
     const { url, title } = targetInfo;
@@ -101,16 +103,35 @@ function diffBase(table: RefTable, snapshotId: string): NonNullable<RefTable["la
   );
 }
 
-// Boxes are read in the tab's process: nodes inside cross-site frames carry none.
-function addBoxes(
-  node: SnapshotNode,
-  refs: ReadonlyMap<string, NodeAddress | null>,
-  boxes: ReadonlyMap<number, SnapshotNode["box"]>,
-): void {
+/** A node's box in the viewport, when the snapshot measured one. */
+type BoxOf = (address: NodeAddress) => Box | undefined;
+
+/**
+ * The tab's accessibility nodes from the source asked for: Chrome's own tree (every frame's), or the hub's reading of
+ * the DOM; with a way to find each node's box when `boxes` is asked.
+ */
+async function readNodes(
+  tab: TabSession,
+  options: SnapshotOptions,
+  budget: Budget,
+): Promise<{ nodes: SnapshotAxNode[]; boxOf: BoxOf | null }> {
+  if (options.source === "dom") {
+    const { nodes, boxes } = await domAxNodes(tab, budget, options.boxes);
+    return { nodes, boxOf: options.boxes ? (address) => boxes.get(addressKey(address)) : null };
+  }
+  const [nodes, boxes] = await Promise.all([axNodesWithFrames(tab, budget), options.boxes ? nodeBoxes(tab, budget) : null]);
+  // Chrome's boxes are read in the tab's process: nodes inside cross-site frames carry none.
+  const boxOf: BoxOf | null =
+    boxes &&
+    ((address) => ("backendNodeId" in address && address.remoteFrame === undefined ? boxes.get(address.backendNodeId) : undefined));
+  return { nodes, boxOf };
+}
+
+function addBoxes(node: SnapshotNode, refs: ReadonlyMap<string, NodeAddress | null>, boxOf: BoxOf): void {
   const address = refs.get(node.ref);
-  const box = !address || address.remoteFrame !== undefined ? undefined : boxes.get(address.backendNodeId);
+  const box = address ? boxOf(address) : undefined;
   if (box) node.box = box;
-  for (const child of node.children ?? []) addBoxes(child, refs, boxes);
+  for (const child of node.children ?? []) addBoxes(child, refs, boxOf);
 }
 
 function pageNavigated(): HubError {

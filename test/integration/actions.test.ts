@@ -265,6 +265,7 @@ describe("actions are per client: another client's token, an agent with another 
     ["upload", { selector: "#file", files: [{ name: "pwned.txt", data: "cHduZWQ=" }] }],
     ["dialog.handle", { accept: true }],
     ["snapshot", { interactiveOnly: true, maxChars: 500 }],
+    ["snapshot", { source: "dom" }],
   ];
 
   it("another client's scoped token and an agent whose key reaches another client get TARGET_NOT_FOUND, and nothing happens", async () => {

@@ -214,7 +214,7 @@ describe("snapshot and callOn (real hub, real Chromium)", function () {
 describe("callOn with EVALUATE_ENABLED=false", function () {
   this.timeout(30_000);
 
-  it("answers FORBIDDEN, while snapshot still works", async () => {
+  it("answers FORBIDDEN, while snapshot (from either source) still works", async () => {
     const hub = await startTestHub({ EVALUATE_ENABLED: "false" });
     const client = await connectClient(hub);
     try {
@@ -223,6 +223,7 @@ describe("callOn with EVALUATE_ENABLED=false", function () {
       expect(error.code).to.equal(-32007);
       expect(error.message).to.equal("callOn is turned off on this hub (EVALUATE_ENABLED=false)");
       expect(await client.call("snapshot", { target })).to.have.property("root");
+      expect(await client.call("snapshot", { target, source: "dom" })).to.have.property("root");
       await closeTab(client, target);
     } finally {
       await client.close();

@@ -179,20 +179,26 @@ describe("runtime/ax-tree buildAxTree", () => {
     const innerRoot = inner[0] as AxNode;
     innerRoot.parentId = iframe.nodeId;
     iframe.childIds = [innerRoot.nodeId];
-    const tree = buildAxTree([...nodes, ...inner.map((node) => ({ ...node, remoteFrame: "FRAME1" }))], {
-      interestingOnly: true,
-      firstRef: 1,
-    });
+    const tree = buildAxTree(
+      [...nodes, ...inner.map((node) => ({ ...node, address: { backendNodeId: node.backendDOMNodeId ?? 0, remoteFrame: "FRAME1" } }))],
+      {
+        interestingOnly: true,
+        firstRef: 1,
+      },
+    );
     const refOf = (name: string): string => new RegExp(`button "${name}" \\[ref=(e\\d+)\\]`).exec(tree.text)?.[1] ?? "";
     expect(tree.refs.get(refOf("Top"))).to.deep.equal({ backendNodeId: 7 });
     expect(tree.refs.get(refOf("Inner"))).to.deep.equal({ backendNodeId: 7, remoteFrame: "FRAME1" });
     const keys = tree.lines.filter((line) => line.text.includes("button")).map((line) => line.node);
-    expect(keys).to.deep.equal(["7", "FRAME1/7"]);
-    const sub = buildAxTree([...nodes, ...inner.map((node) => ({ ...node, remoteFrame: "FRAME1" }))], {
-      interestingOnly: true,
-      firstRef: 1,
-      root: { backendNodeId: 7, remoteFrame: "FRAME1" },
-    });
+    expect(keys).to.deep.equal(["/7", "FRAME1/7"]);
+    const sub = buildAxTree(
+      [...nodes, ...inner.map((node) => ({ ...node, address: { backendNodeId: node.backendDOMNodeId ?? 0, remoteFrame: "FRAME1" } }))],
+      {
+        interestingOnly: true,
+        firstRef: 1,
+        root: { backendNodeId: 7, remoteFrame: "FRAME1" },
+      },
+    );
     expect(sub.text).to.equal('- button "Inner" [ref=e1]');
   });
 
