@@ -1,6 +1,8 @@
-import { RemoteFrames } from "../cdp/remote-frames.js";
 import { HubError } from "../errors.js";
-import { remoteSession, type ElementHandle, type ObjectScope } from "./element-object.js";
+import type { ElementHandle, ObjectScope } from "./element-object.js";
+import { CHAIN_ORIGIN, pointInTab, type PagePoint, type Point } from "./frame-offset.js";
+
+export type { Point };
 
 /** What an action needs of its element before it acts (docs/protocol.md, "Actions"). */
 export interface ActionChecks {
@@ -14,34 +16,15 @@ export interface ActionChecks {
   position?: { x: number; y: number };
 }
 
-/** A point in the top-level viewport, CSS pixels. */
-export interface Point {
-  x: number;
-  y: number;
-}
-
 // Leaves the hub this much of the budget to act and answer once the page gives up waiting.
 const ANSWER_MARGIN_MS = 100;
-
-// Runs in the page: where the content box of an iframe element begins in its process's top-level viewport (its own
-// document's viewport plus that of every same-process frame above it).
-export const FRAME_CONTENT_ORIGIN = `(frame) => {
-  let x = 0, y = 0;
-  for (; frame; frame = frame.ownerDocument.defaultView.frameElement) {
-    const box = frame.getBoundingClientRect(), style = getComputedStyle(frame);
-    x += box.left + frame.clientLeft + parseFloat(style.paddingLeft);
-    y += box.top + frame.clientTop + parseFloat(style.paddingTop);
-  }
-  return { x, y };
-}`;
-const CONTENT_ORIGIN_OF_THIS = `function () { return (${FRAME_CONTENT_ORIGIN})(this); }`;
 
 // Runs in the element's page. Waits, one animation frame at a time (or 100 ms in a tab that paints no frames), until
 // the element is attached, visible, scrolled into view, stable (no animation running in its document, or the same
 // box two frames running), enabled, editable when asked, and hit by the pointer at its point; then answers the point
 // in the top-level viewport. Past `timeoutMs` it answers why not: hidden, disabled, not editable, covered by <what>,
-// detached or moving. The point is in the top-level viewport of the element's process: a cross-site frame's offset in
-// the tab is added by the hub.
+// detached or moving. The point is in the viewport at the top of the element's same-origin chain of frames: the hub
+// adds where frames of another origin or process lie.
 const WAIT_ACTIONABLE = `async function (checks, timeoutMs) {
   const node = this;
   const end = performance.now() + timeoutMs;
@@ -96,8 +79,8 @@ const WAIT_ACTIONABLE = `async function (checks, timeoutMs) {
       if (!hit) return "hidden";
       if (!contains(element, hit)) return "covered by " + describe(hit);
     }
-    const offset = (${FRAME_CONTENT_ORIGIN})(element.ownerDocument.defaultView.frameElement);
-    return { x: x + offset.x, y: y + offset.y };
+    const chain = (${CHAIN_ORIGIN})(element.ownerDocument.defaultView);
+    return { x: x + chain.x, y: y + chain.y, framed: chain.framed };
   };
   for (;;) {
     const state = check();
@@ -127,7 +110,7 @@ export async function actionPoint(scope: ObjectScope, element: ElementHandle, ch
   );
   if (exceptionDetails)
     throw new Error(`the actionability check failed in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
-  const answer = result.value as Point | { reason: string };
+  const answer = result.value as PagePoint | { reason: string };
   if ("reason" in answer) {
     throw new HubError("TIMEOUT", `the element was not actionable within ${budget.timeoutMs} ms: ${answer.reason}`, {
       timeoutMs: budget.timeoutMs,
@@ -135,25 +118,5 @@ export async function actionPoint(scope: ObjectScope, element: ElementHandle, ch
       reason: answer.reason,
     });
   }
-  if (element.remoteFrame === undefined) return answer;
-  const origin = await remoteFrameOrigin(scope, element.remoteFrame);
-  return { x: answer.x + origin.x, y: answer.y + origin.y };
-}
-
-/** Where a cross-site frame's viewport begins in the tab's: its iframe element's content box, read in the parent's process, and so on up. */
-export async function remoteFrameOrigin(scope: ObjectScope, remoteFrame: string): Promise<Point> {
-  const { budget, objectGroup } = scope;
-  const place = RemoteFrames.of(scope.tab).placeOf(remoteFrame);
-  const parent = place.parentRemote === undefined ? scope.tab : await remoteSession(scope, place.parentRemote);
-  const { backendNodeId } = await parent.send("DOM.getFrameOwner", { frameId: remoteFrame }, { budget });
-  const { object } = await parent.send("DOM.resolveNode", { backendNodeId, objectGroup }, { budget });
-  const { result } = await parent.send(
-    "Runtime.callFunctionOn",
-    { functionDeclaration: CONTENT_ORIGIN_OF_THIS, objectId: object.objectId, returnByValue: true },
-    { budget },
-  );
-  const inParent = result.value as Point;
-  if (place.parentRemote === undefined) return inParent;
-  const above = await remoteFrameOrigin(scope, place.parentRemote);
-  return { x: inParent.x + above.x, y: inParent.y + above.y };
+  return pointInTab(scope, element, answer);
 }
