@@ -75,7 +75,7 @@ export class ActionScope implements ObjectScope {
 
   /** The remote object of a referenced element (NODE_NOT_FOUND when there is none). */
   object(element: ElementReference): Promise<ElementHandle> {
-    return elementObject(this, nodeOfReference(this.tab, element), this.method);
+    return elementObject(this, nodeOfReference(this.tab, element), { method: this.method, use: "actionable" });
   }
 
   /** Calls one of the hub's page functions on an element and returns its value. */

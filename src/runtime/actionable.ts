@@ -64,7 +64,10 @@ const WAIT_ACTIONABLE = `async function (checks, timeoutMs) {
     if (checks.enabled && (element.matches(":disabled") || element.closest('[aria-disabled="true"]'))) return "disabled";
     if (checks.editable && !(element.isContentEditable || (/^(INPUT|TEXTAREA)$/.test(element.tagName) && !element.readOnly))) return "not editable";
     const view = element.ownerDocument.defaultView;
-    if (box.bottom <= 0 || box.right <= 0 || box.top >= view.innerHeight || box.left >= view.innerWidth) {
+    const pointOf = (of) => ({ x: of.left + (checks.position ? checks.position.x : of.width / 2), y: of.top + (checks.position ? checks.position.y : of.height / 2) });
+    const at = pointOf(box);
+    // The point to act at must be in the viewport (an element taller than the viewport may be in view, its centre not).
+    if (at.x < 0 || at.y < 0 || at.x >= view.innerWidth || at.y >= view.innerHeight) {
       element.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
       box = boxOf();
     }
@@ -72,8 +75,7 @@ const WAIT_ACTIONABLE = `async function (checks, timeoutMs) {
     const moved = !last || last.x !== box.x || last.y !== box.y || last.width !== box.width || last.height !== box.height;
     last = box;
     if (animating && moved) return "moving";
-    const x = box.left + (checks.position ? checks.position.x : box.width / 2);
-    const y = box.top + (checks.position ? checks.position.y : box.height / 2);
+    const { x, y } = pointOf(box);
     if (checks.hitTest) {
       const hit = hitAt(element.ownerDocument, x, y);
       if (!hit) return "hidden";

@@ -55,7 +55,11 @@ export function callOnElement(tab: TabSession, options: CallOnOptions, budget: B
 }
 
 function resolveElement(scope: Scope, element: ReturnType<typeof nodeOfReference>): Promise<Receiver> {
-  return elementObject(scope, element, "callOn").then(({ objectId, session }) => ({ objectId, session, isElement: true }));
+  return elementObject(scope, element, { method: "callOn", use: "node" }).then(({ objectId, session }) => ({
+    objectId,
+    session,
+    isElement: true,
+  }));
 }
 
 function callDeclaration(scope: Scope, receiver: Receiver, options: CallOnOptions): Promise<Protocol.Runtime.CallFunctionOnResponse> {

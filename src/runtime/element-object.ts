@@ -31,7 +31,20 @@ export type ReferencedNode = (NodeAddress & { label: string }) | { selector: str
 
 const RELEASE_TIMEOUT_MS = 1_000;
 
-const IS_CONNECTED = "function () { return this.isConnected; }";
+/** What an element lookup answers: the node itself, or the element an action works on (a document's body, a comment's parent). */
+export type NodeUse = "node" | "actionable";
+
+// Run on the node found: itself while it is still in its document (a removed node that is still alive resolves, and
+// acting on it would silently do nothing), or null.
+const LIVE: Readonly<Record<NodeUse, string>> = {
+  node: "function () { return this.isConnected ? this : null; }",
+  actionable: `function () {
+    if (!this.isConnected) return null;
+    if (this.nodeType === Node.ELEMENT_NODE || this.nodeType === Node.TEXT_NODE) return this;
+    if (this.nodeType === Node.DOCUMENT_NODE) return this.body || this.documentElement;
+    return this.parentElement;
+  }`,
+};
 
 /** The node a ref names, checked before anything runs in the page (NODE_NOT_FOUND for a stale or unknown ref). */
 export function nodeOfReference(tab: TabSession, element: ElementReference): ReferencedNode {
@@ -41,12 +54,17 @@ export function nodeOfReference(tab: TabSession, element: ElementReference): Ref
 }
 
 /** The remote object of an element: the first match of a selector in the top document, or a node still in its document. */
-export async function elementObject(scope: ObjectScope, node: ReferencedNode, method: string): Promise<ElementHandle> {
+export async function elementObject(
+  scope: ObjectScope,
+  node: ReferencedNode,
+  lookup: { method: string; use: NodeUse },
+): Promise<ElementHandle> {
+  const { method, use } = lookup;
   if ("selector" in node) return { objectId: await firstMatch(scope, node.selector, method), session: scope.tab };
   const { remoteFrame, label } = node;
   const session = remoteFrame === undefined ? scope.tab : await remoteSession(scope, remoteFrame);
   const backendNodeId = "backendNodeId" in node ? node.backendNodeId : await backendNodeOfPageNode(session, scope, node);
-  const objectId = await connectedNode(session, scope, { backendNodeId, label });
+  const objectId = await liveNode(session, scope, { backendNodeId, label, use });
   return remoteFrame === undefined ? { objectId, session } : { objectId, session, remoteFrame };
 }
 
@@ -110,19 +128,22 @@ function gone(label: string): HubError {
   );
 }
 
-async function connectedNode(session: FrameSession, scope: ObjectScope, node: { backendNodeId: number; label: string }): Promise<string> {
+async function liveNode(
+  session: FrameSession,
+  scope: ObjectScope,
+  node: { backendNodeId: number; label: string; use: NodeUse },
+): Promise<string> {
   const { object } = await session
     .send("DOM.resolveNode", { backendNodeId: node.backendNodeId, objectGroup: scope.objectGroup }, { budget: scope.budget })
     .catch((error: unknown) =>
       Promise.reject(/No node with given id found|does not belong to the document/.test(String(error)) ? gone(node.label) : error),
     );
   if (!object.objectId) throw gone(node.label);
-  // A node that was removed but is still alive resolves; acting on it would silently do nothing.
-  const connected = await session.send(
+  const live = await session.send(
     "Runtime.callFunctionOn",
-    { functionDeclaration: IS_CONNECTED, objectId: object.objectId, returnByValue: true },
+    { functionDeclaration: LIVE[node.use], objectId: object.objectId, objectGroup: scope.objectGroup },
     { budget: scope.budget },
   );
-  if (connected.result.value !== true) throw gone(node.label);
-  return object.objectId;
+  if (!live.result.objectId) throw gone(node.label);
+  return live.result.objectId;
 }

@@ -23,7 +23,7 @@ const BORDER_BOX = `function () {
 export async function refBox(tab: TabSession, ref: string, budget: Budget): Promise<CssRect> {
   const scope: ObjectScope = { tab, budget, objectGroup: nextObjectGroup(), remoteSessions: new Set<FrameSession>() };
   try {
-    const element = await elementObject(scope, nodeOfReference(tab, { ref }), "screenshot");
+    const element = await elementObject(scope, nodeOfReference(tab, { ref }), { method: "screenshot", use: "actionable" });
     const { result } = await runHubScript("the hub's measuring of the element", () =>
       element.session.send(
         "Runtime.callFunctionOn",

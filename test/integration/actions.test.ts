@@ -80,6 +80,17 @@ describe("actions: trusted input, actionability and waits (real hub, real Chromi
     expect((await read<PageEvent[]>("events")).filter((e) => e.type === "click" && e.isTrusted)).to.have.length(2);
   });
 
+  it("the document's own ref (the RootWebArea) acts on its body: a click lands, a fill is refused as INVALID_PARAMS", async () => {
+    await read("window.bodyClicks = []; document.body.addEventListener('click', (e) => bodyClicks.push(e.isTrusted))");
+    const { root } = await client.call("snapshot", { target: tab.target });
+    expect(await client.call("click", { target: tab.target, ref: root.ref })).to.deep.equal({ ok: true });
+    expect(await read("bodyClicks")).to.deep.equal([true]);
+    expect(await client.call("type", { target: tab.target, ref: root.ref, text: "x", timeoutMs: 2_000 })).to.deep.equal({ ok: true });
+    const refused = await failureOf(client.call("fill", { target: tab.target, ref: root.ref, value: "x" }));
+    expect(refused.code).to.equal(ErrorCode.INVALID_PARAMS);
+    expect(refused.message).to.include("body");
+  });
+
   it("scrolls an element far below into view before clicking it", async () => {
     await client.call("click", { target: tab.target, selector: "#far" });
     expect(await read<PageEvent[]>("events")).to.deep.include({ type: "far", isTrusted: true });
