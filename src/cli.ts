@@ -3,8 +3,9 @@ import { readFileSync } from "node:fs";
 import { isCommand, runCommand } from "./cli/commands.js";
 import type { CliIo } from "./cli/cli-support.js";
 import { runEval } from "./cli/eval-command.js";
+import { runMcpBridge } from "./cli/mcp-command.js";
 import { COMMAND_HELP, USAGE, wantsHelp } from "./cli/usage.js";
-import { serve } from "./main.js";
+import { serve, startEmbeddedHub } from "./main.js";
 
 const [command, ...rest] = process.argv.slice(2);
 const io: CliIo = {
@@ -17,6 +18,8 @@ if (help !== undefined && wantsHelp(rest)) {
   process.stdout.write(`${help}\n`);
 } else if (command === "serve") {
   await serve();
+} else if (command === "mcp") {
+  process.exitCode = await runMcpBridge(rest, startEmbeddedHub);
 } else if (command === "eval") {
   process.exitCode = await runEval(rest, io);
 } else if (command !== undefined && isCommand(command)) {

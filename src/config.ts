@@ -43,6 +43,8 @@ export interface Config {
   defaultClientId: string;
   /** A client with no tab and no agent this long has its browser context disposed (milliseconds). */
   clientIdleMs: number;
+  /** An MCP session with no request for this long ends, its tabs closed (MCP_SESSION_IDLE_MS). */
+  mcpSessionIdleMs: number;
   defaultTimeoutMs: number;
   maxTimeoutMs: number;
   maxPayloadBytes: number;
@@ -124,6 +126,7 @@ export function parseConfig(env: Env): Config {
     chromeArgs: Object.freeze(env.CHROME_ARGS ? env.CHROME_ARGS.split(/\s+/).filter(Boolean) : []),
     defaultClientId: clientId(env, "DEFAULT_CLIENT_ID", "local"),
     clientIdleMs: integer(env, "CLIENT_IDLE_MS", { fallback: 300_000, min: 0 }),
+    mcpSessionIdleMs: integer(env, "MCP_SESSION_IDLE_MS", { fallback: 1_800_000, min: 1_000 }),
     defaultTimeoutMs,
     maxTimeoutMs,
     maxPayloadBytes: integer(env, "MAX_PAYLOAD", { fallback: 32 * 1024 * 1024, min: 1024 }),

@@ -25,6 +25,8 @@ import { Authenticator } from "./transport/auth.js";
 import { ConnectionCaps } from "./transport/connection-caps.js";
 import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
+import { McpFront, type McpFrontOptions } from "./mcp/mcp-front.js";
+import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
 
 /** A running hub. */
@@ -54,7 +56,8 @@ const HUB_METHODS: readonly MethodDefinition<HubServices>[] = Object.values(METH
 export async function startHub(config: Config): Promise<Hub> {
   const services = buildServices(config);
   await services.browser.start();
-  const validator = new ParamsValidator(loadOpenRpc());
+  const contract = loadOpenRpc();
+  const validator = new ParamsValidator(contract);
   // Cluster (Redis): loaded only with REDIS_URL; its methods forward calls for targets other instances own.
   const cluster = config.redisUrl
     ? await (await import("./cluster/cluster.js")).joinCluster({ config, services, validator, methods: HUB_METHODS })
@@ -72,7 +75,12 @@ export async function startHub(config: Config): Promise<Hub> {
   const sockets = new Set<WebSocket>();
   const serverId = uuidv4();
   const api = new HttpApi({ services, router, policy, maxBodyBytes: config.maxPayloadBytes, ...config, serverId, version: HUB_VERSION });
-  const server = http.createServer((request, response) => api.handle(request, response));
+  const mcp = new McpFront({ services, router, tools: hubTools(contract), policy, version: HUB_VERSION, ...mcpLimits(config) });
+  const server = http.createServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://hub.invalid");
+    if (McpFront.wants(url)) mcp.handle(request, response, url);
+    else api.handle(request, response);
+  });
   // Old eval-server deployments served the HTTP API on a port of its own.
   const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));
   acceptUpgrades(server, { services, policy, router, agentRouter, agentKey, heartbeat, sockets, serverId });
@@ -98,12 +106,19 @@ export async function startHub(config: Config): Promise<Hub> {
     apiServer?.close();
     apiServer?.closeAllConnections();
     await closeAll(sockets);
+    await mcp.closeAll();
     await services.pool.detachAll();
     await services.browser.stop();
     await services.uploads.removeAll();
     server.closeAllConnections();
   };
   return { port, apiPort, url: `ws://${config.host}:${port}`, services, stop };
+}
+
+/** The limits of the MCP front: the same as /rpc's, and how long a session may idle. */
+function mcpLimits(config: Config): Pick<McpFrontOptions, "maxBodyBytes" | "maxInflight" | "ratePerSec" | "idleMs"> {
+  const { maxPayloadBytes: maxBodyBytes, maxInflight, ratePerSec, mcpSessionIdleMs: idleMs } = config;
+  return { maxBodyBytes, maxInflight, ratePerSec, idleMs };
 }
 
 /** The hub's parts, before Chrome is connected. */

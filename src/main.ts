@@ -1,6 +1,6 @@
-import { ConfigError, loadConfig } from "./config.js";
+import { ConfigError, loadConfig, parseConfig } from "./config.js";
 import { LaunchError } from "./cdp/chrome-launcher.js";
-import { startHub } from "./hub.js";
+import { startHub, type Hub } from "./hub.js";
 import { closeLogging, configureLogging, log } from "./log.js";
 
 /** Starts the hub from the environment and stops it gracefully on SIGINT or SIGTERM. */
@@ -42,4 +42,12 @@ export async function serve(): Promise<void> {
   };
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));
+}
+
+/** A hub of a command's own (`tabwire mcp`): the environment's settings, on a free loopback port, logs to stderr and LOG_DIR. */
+export async function startEmbeddedHub(): Promise<Hub> {
+  loadConfig();
+  const config = parseConfig({ ...process.env, HOST: "127.0.0.1", PORT: "0" });
+  configureLogging(config);
+  return startHub(config);
 }

@@ -12,8 +12,8 @@ export interface MetricSources {
   console: ConsoleStream;
 }
 
-/** The kinds of WebSocket connection counted by `tabwire_connections`. */
-export type ConnectionKind = "orchestrator" | "agent";
+/** The kinds of connection counted by `tabwire_connections`: WebSockets, and MCP sessions. */
+export type ConnectionKind = "orchestrator" | "agent" | "mcp";
 
 // Request durations from a ping on a held session (well under a millisecond) to a long agent task.
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
@@ -51,11 +51,11 @@ export class HubMetrics implements CallObserver {
     });
     this.#connections = new Gauge({
       name: "tabwire_connections",
-      help: "Open WebSocket connections by kind",
+      help: "Open WebSocket connections by kind, and open MCP sessions (kind mcp)",
       labelNames: ["kind"],
       registers,
     });
-    for (const kind of ["orchestrator", "agent"] as const) this.#connections.labels(kind).set(0);
+    for (const kind of ["orchestrator", "agent", "mcp"] as const) this.#connections.labels(kind).set(0);
     this.#refused = new Counter({
       name: "tabwire_connections_refused_total",
       help: "WebSocket upgrades refused with 503 by MAX_CONNECTIONS or MAX_CONNECTIONS_PER_IP",

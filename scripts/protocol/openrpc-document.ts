@@ -25,6 +25,8 @@ export interface DocMethod {
   result: { name: string; schema: Schema };
   errors?: { $ref: string }[];
   examples?: DocExample[];
+  /** How the method is offered as an MCP tool; absent: it is not one. */
+  "x-mcp"?: { readOnly: boolean; destructive?: boolean };
 }
 
 /** One notification the hub sends, from the document's `x-notifications`. */

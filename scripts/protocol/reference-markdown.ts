@@ -34,6 +34,7 @@ JSON-RPC rules and the agent wire protocol.
 ${doc.methods.map((method) => `- [\`${method.name}\`](#${anchor(method.name)}): ${method.summary ?? ""}`).join("\n")}
 `,
     ...doc.methods.map((method) => methodSection(method, traitsOf(method.name), doc)),
+    mcpSection(doc),
     `## Notifications\n\nSent by the hub to a connection, never answered.\n`,
     ...doc["x-notifications"].map(notificationSection),
     `## Types\n`,
@@ -43,6 +44,26 @@ ${doc.methods.map((method) => `- [\`${method.name}\`](#${anchor(method.name)}): 
       .join("\n")}\n`,
   ];
   return parts.join("\n");
+}
+
+/** The MCP tools (docs/mcp.md): one per method with `x-mcp`, its name the method's with `.` as `_`. */
+function mcpSection(doc: OpenRpcDocument): string {
+  const rows = doc.methods
+    .filter((method) => method["x-mcp"])
+    .map((method) => {
+      const hints = method["x-mcp"] ?? { readOnly: false };
+      const kind = hints.readOnly ? "read-only" : hints.destructive === false ? "additive" : "destructive";
+      return `| \`${method.name.replaceAll(".", "_")}\` | [\`${method.name}\`](#${anchor(method.name)}) | ${kind} |`;
+    });
+  return `## MCP tools
+
+The tools of the MCP front (\`/mcp\`, \`tabwire mcp\`; [mcp.md](mcp.md)): each is a method above, its input schema the method's
+params. read-only: \`readOnlyHint\`; destructive: \`destructiveHint\`; additive: neither.
+
+| tool | method | hints |
+|---|---|---|
+${rows.join("\n")}
+`;
 }
 
 function methodSection(method: DocMethod, traits: ReferenceTraits, doc: OpenRpcDocument): string {

@@ -6,6 +6,7 @@ export const USAGE = `tabwire: a WebSocket JSON-RPC hub for driving Chrome tabs
 Usage:
   tabwire serve       start the hub (settings from the environment or .env; see .env.example)
   tabwire eval CODE   run JavaScript in a tab and print {"ok": true, ...result}
+  tabwire mcp         MCP over stdio for MCP clients (a running hub, else one of its own; see docs/mcp.md)
   tabwire tabs [list | open URL | close TARGET | activate TARGET]
   tabwire navigate URL    tabwire snapshot [--interactive] [--dom] [--max-chars N]    tabwire content [--text]    tabwire status
   tabwire click REF    tabwire type TEXT    tabwire press KEY    tabwire fill REF VALUE    tabwire select REF VALUE...
@@ -31,6 +32,11 @@ Exit codes: 0 ok, 1 JavaScript or general error, 2 hub not reachable, 3 target n
 
 /** What `tabwire COMMAND --help` prints, by command. */
 export const COMMAND_HELP: Record<string, string> = {
+  mcp: `tabwire mcp: MCP over stdio, for MCP clients that launch a command ("command": "npx", "args": ["tabwire", "mcp"]).
+It relays every frame to the /mcp of the hub --hub or TABWIRE_URL names, else of a hub answering on
+ws://127.0.0.1:8080, else of a hub it starts itself on an embedded headless Chromium on a free loopback port
+(stopped when the MCP client closes). Only MCP frames go to stdout; logs go to stderr. See docs/mcp.md.
+  --hub URL, --token T       the hub and its token (default TABWIRE_URL / TABWIRE_TOKEN)`,
   serve: `tabwire serve: start the hub on HOST:PORT (default 127.0.0.1:8080) with an embedded headless Chromium,
 or attach to a running Chrome with CDP_URL. Settings come from the environment or .env (see .env.example).
 Stop it with Ctrl-C.`,

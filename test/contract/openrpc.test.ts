@@ -21,6 +21,7 @@ interface DocMethod {
   result: { name: string; schema: object };
   errors?: { $ref: string }[];
   examples?: Example[];
+  "x-mcp"?: { readOnly: boolean; destructive?: boolean };
 }
 
 const doc = loadOpenRpc() as unknown as {
@@ -101,5 +102,15 @@ describe("contract: .env.example lists every variable src/config.ts reads", () =
     const example = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8");
     const listed = new Set([...example.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));
     expect([...listed].sort()).to.deep.equal([...read].sort());
+  });
+
+  it("the README lists the MCP tools the document marks with x-mcp, in its order, and every x-mcp is well-formed", () => {
+    const marked = doc.methods.filter((method) => method["x-mcp"]);
+    for (const method of marked) expect(typeof method["x-mcp"]?.readOnly, method.name).to.equal("boolean");
+    const readme = readFileSync(new URL("../../../README.md", import.meta.url), "utf8");
+    const listed = /<!-- mcp-tools -->([\s\S]*?)<!-- \/mcp-tools -->/.exec(readme)?.[1] ?? "";
+    expect([...listed.matchAll(/`([a-zA-Z_]+)`/g)].map((match) => match[1])).to.deep.equal(
+      marked.map((method) => method.name.replaceAll(".", "_")),
+    );
   });
 });

@@ -1,0 +1,84 @@
+import { parseArgs } from "node:util";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { loadCliSettings } from "../config.js";
+
+/** A hub the bridge started for itself; stopped when the bridge ends. */
+export interface EmbeddedHub {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_HUB = "ws://127.0.0.1:8080";
+const PROBE_TIMEOUT_MS = 1_000;
+
+/**
+ * `tabwire mcp`: MCP over stdio for clients that launch a command. It relays every frame to the /mcp front of a hub:
+ * the one --hub or TABWIRE_URL names, else one answering on the default address, else a hub of its own it starts on an
+ * embedded Chromium on a free loopback port (stopped when stdin closes). Nothing but MCP frames goes to stdout.
+ */
+export async function runMcpBridge(args: string[], startEmbeddedHub: () => Promise<EmbeddedHub>): Promise<number> {
+  const { values } = parseArgs({ args, options: { hub: { type: "string" }, token: { type: "string" } }, strict: true });
+  const settings = loadCliSettings();
+  const named = values.hub ?? (process.env.TABWIRE_URL || undefined);
+  const token = values.token ?? settings.token;
+  let embedded: EmbeddedHub | null = null;
+  let hubUrl = named ?? DEFAULT_HUB;
+  if (named === undefined && !(await answers(hubUrl))) {
+    embedded = await startEmbeddedHub();
+    hubUrl = embedded.url;
+  }
+  await relay(new URL("/mcp", hubUrl.replace(/^ws/, "http")), token);
+  await embedded?.stop();
+  return 0;
+}
+
+/** Pipes MCP frames between stdin/stdout and the hub's /mcp until either side closes. */
+async function relay(url: URL, token: string | undefined): Promise<void> {
+  const stdio = new StdioServerTransport();
+  const http = new StreamableHTTPClientTransport(url, token ? { requestInit: { headers: { Authorization: `Bearer ${token}` } } } : {});
+  const ended = new Promise<void>((resolve) => {
+    stdio.onclose = () => resolve();
+    http.onclose = () => resolve();
+    process.stdin.once("end", () => resolve());
+    // A client that stops the bridge with a signal still gets its session ended and an embedded hub stopped.
+    process.once("SIGTERM", () => resolve());
+    process.once("SIGINT", () => resolve());
+  });
+  stdio.onmessage = (message) => {
+    http.send(message).catch((error: unknown) => answerFailure(stdio, message, error));
+  };
+  http.onmessage = (message) => {
+    // The hub answers initialize with the revision both speak; later requests must say it.
+    const version = (message as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
+    if (typeof version === "string") http.setProtocolVersion(version);
+    void stdio.send(message);
+  };
+  let closing = false;
+  http.onerror = (error) => {
+    if (!closing) process.stderr.write(`tabwire mcp: ${error.message}\n`);
+  };
+  await http.start();
+  await stdio.start();
+  await ended;
+  closing = true;
+  await Promise.allSettled([http.terminateSession(), http.close(), stdio.close()]);
+}
+
+/** A request the hub could not be asked gets an error answer, so the MCP client never waits on it. */
+function answerFailure(stdio: StdioServerTransport, message: JSONRPCMessage, error: unknown): void {
+  if (!("id" in message) || !("method" in message)) return;
+  const text = error instanceof Error ? error.message : String(error);
+  void stdio.send({ jsonrpc: "2.0", id: message.id, error: { code: -32603, message: `the tabwire hub could not be reached: ${text}` } });
+}
+
+/** Whether a hub answers /health at `hubUrl`. */
+async function answers(hubUrl: string): Promise<boolean> {
+  try {
+    const response = await fetch(new URL("/health", hubUrl.replace(/^ws/, "http")), { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}

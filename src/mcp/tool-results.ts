@@ -1,0 +1,55 @@
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, HubError } from "../errors.js";
+
+/** The longest side of a screenshot sent to a model unless the call asks otherwise (what vision models take whole). */
+export const MCP_IMAGE_MAX_SIDE = 1_568;
+/** A snapshot's page when the call gives no maxChars: about 10,000 tokens; nextCursor reads on. */
+export const MCP_SNAPSHOT_MAX_CHARS = 40_000;
+/** content's and evaluate's size when the call gives no maxSize. */
+export const MCP_VALUE_MAX_BYTES = 100_000;
+
+/**
+ * A tool's params with the sizes a model can afford filled in where the call left them out: a snapshot a page at a
+ * time, content and values cut at 100 KB, screenshots at most 1,568 px on the long side. Explicit params win.
+ */
+export function sizedForModels(method: string, params: Record<string, unknown>): Record<string, unknown> {
+  switch (method) {
+    case "snapshot":
+      return { maxChars: MCP_SNAPSHOT_MAX_CHARS, ...params };
+    case "content":
+    case "evaluate":
+      return { maxSize: MCP_VALUE_MAX_BYTES, ...params };
+    case "screenshot":
+      return { maxWidth: MCP_IMAGE_MAX_SIDE, maxHeight: MCP_IMAGE_MAX_SIDE, ...params };
+    default:
+      return params;
+  }
+}
+
+/**
+ * A method's result as a tool result: the result as JSON text and as structuredContent; a snapshot as its indented
+ * text (the tree left out of structuredContent); a screenshot as an image.
+ */
+export function toolResult(method: string, result: unknown): CallToolResult {
+  if (method === "snapshot") {
+    const { root: _root, text, ...rest } = result as { root: unknown; text: string; nextCursor?: string };
+    const more = rest.nextCursor === undefined ? "" : `\n\n(more of this snapshot: call snapshot with cursor "${rest.nextCursor}")`;
+    return { content: [{ type: "text", text: text + more }], structuredContent: rest };
+  }
+  if (method === "screenshot") {
+    const { data, format, width, height } = result as { data: string; format: string; width: number; height: number };
+    return { content: [{ type: "image", data, mimeType: `image/${format}` }], structuredContent: { format, width, height } };
+  }
+  const structured =
+    result !== null && typeof result === "object" && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
+  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: structured };
+}
+
+/** A failed call as a tool result the model reads: the error's name, code, message and data. */
+export function toolError(error: unknown): CallToolResult {
+  const wire =
+    error instanceof HubError ? error.toWire() : { code: ErrorCode.INTERNAL_ERROR, message: "internal error; the hub logged the details" };
+  const name = (Object.keys(ErrorCode) as (keyof typeof ErrorCode)[]).find((key) => ErrorCode[key] === wire.code) ?? "ERROR";
+  const data = "data" in wire && wire.data !== undefined ? ` ${JSON.stringify(wire.data)}` : "";
+  return { isError: true, content: [{ type: "text", text: `${name} (${wire.code}): ${wire.message}${data}` }] };
+}
