@@ -9,21 +9,20 @@ export const MCP_SNAPSHOT_MAX_CHARS = 40_000;
 export const MCP_VALUE_MAX_BYTES = 100_000;
 
 /**
- * A tool's params with the sizes a model can afford filled in where the call left them out: a snapshot a page at a
- * time, content and values cut at 100 KB, screenshots at most 1,568 px on the long side. Explicit params win.
+ * The params a model gets where its call leaves them out, sized for its context: a snapshot read from the DOM (fast on
+ * large pages) a page at a time, content and values cut at 100 KB, screenshots at most 1,568 px on the long side. The
+ * tools' schemas show them as their defaults.
  */
+export const MCP_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
+  snapshot: { source: "dom", maxChars: MCP_SNAPSHOT_MAX_CHARS },
+  content: { maxSize: MCP_VALUE_MAX_BYTES },
+  evaluate: { maxSize: MCP_VALUE_MAX_BYTES },
+  screenshot: { maxWidth: MCP_IMAGE_MAX_SIDE, maxHeight: MCP_IMAGE_MAX_SIDE },
+};
+
+/** A tool's params with MCP_DEFAULTS filled in where the call left them out; explicit params win. */
 export function sizedForModels(method: string, params: Record<string, unknown>): Record<string, unknown> {
-  switch (method) {
-    case "snapshot":
-      return { maxChars: MCP_SNAPSHOT_MAX_CHARS, ...params };
-    case "content":
-    case "evaluate":
-      return { maxSize: MCP_VALUE_MAX_BYTES, ...params };
-    case "screenshot":
-      return { maxWidth: MCP_IMAGE_MAX_SIDE, maxHeight: MCP_IMAGE_MAX_SIDE, ...params };
-    default:
-      return params;
-  }
+  return { ...MCP_DEFAULTS[method], ...params };
 }
 
 /**

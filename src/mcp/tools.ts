@@ -1,4 +1,5 @@
 import type { OpenRpcDocument } from "../rpc/params-validator.js";
+import { MCP_DEFAULTS } from "./tool-results.js";
 
 /** How a method behaves as an MCP tool, from its `x-mcp` entry in the OpenRPC document. */
 export interface ToolHints {
@@ -34,17 +35,23 @@ export function toolName(method: string): string {
 
 /**
  * The MCP tools, one per method the OpenRPC document marks with `x-mcp`: the input schema is the method's params
- * schema (each param's description kept, the document's shared schemas written in place), the description its summary.
+ * schema (each param's description kept, the document's shared schemas written in place, the MCP front's defaults
+ * shown as defaults), the description its summary.
  */
 export function hubTools(document: OpenRpcDocument): HubTool[] {
   const schemas = document.components?.schemas ?? {};
   return (document.methods as ToolSource[]).flatMap((method) => {
     const hints = method["x-mcp"];
     if (!hints) return [];
+    const defaults = MCP_DEFAULTS[method.name] ?? {};
     const properties = Object.fromEntries(
       method.params.map((param) => [
         param.name,
-        { ...(inlined(param.schema, schemas) as object), ...(param.description ? { description: param.description } : {}) },
+        {
+          ...(inlined(param.schema, schemas) as object),
+          ...(param.description ? { description: param.description } : {}),
+          ...(param.name in defaults ? { default: defaults[param.name] } : {}),
+        },
       ]),
     );
     const required = method.params.filter((param) => param.required).map((param) => param.name);

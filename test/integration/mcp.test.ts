@@ -85,6 +85,12 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
       }
       expect(tools.find((tool) => tool.name === "tabs_close")?.annotations).to.include({ readOnlyHint: false, destructiveHint: true });
       expect(tools.find((tool) => tool.name === "snapshot")?.annotations).to.include({ readOnlyHint: true });
+      // The front's defaults for models show in the schemas.
+      const snapshotParams = tools.find((tool) => tool.name === "snapshot")?.inputSchema.properties as Record<
+        string,
+        { default?: unknown }
+      >;
+      expect([snapshotParams.source?.default, snapshotParams.maxChars?.default]).to.deep.equal(["dom", 40_000]);
     } finally {
       await client.close();
     }
