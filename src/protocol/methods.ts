@@ -16,7 +16,7 @@ interface MethodDefaults {
   content: "format" | "includeIframes";
   snapshot: "source" | "interestingOnly" | "interactiveOnly" | "boxes";
   callOn: "args" | "awaitPromise" | "captureConsole";
-  screenshot: "format" | "fullPage";
+  screenshot: "format" | "optimizeForSpeed" | "fullPage";
   cancel: never;
   "console.subscribe": "exceptions" | "replay";
   "console.unsubscribe": never;

@@ -43,6 +43,48 @@ describe("captureScreenshot", () => {
     expect(shot).to.include({ width: 800, height: 600, mimeType: "image/png" });
   });
 
+  it("keeps the viewport image when it fits maxWidth x maxHeight, and scales it only when it is larger", async () => {
+    const fits = fakeTab();
+    const whole = await captureScreenshot(
+      fits.tab,
+      { format: "png", area: { kind: "viewport" }, maxWidth: 1568, maxHeight: 1568, maxPixels: 32 * 2 ** 20 },
+      budget,
+    );
+    expect(fits.sent.map((command) => command.method)).to.deep.equal(["Page.captureScreenshot"]);
+    expect(whole).to.include({ width: 800, height: 600 });
+
+    const larger = fakeTab();
+    const fitted = await captureScreenshot(
+      larger.tab,
+      { format: "png", area: { kind: "viewport" }, maxWidth: 400, maxPixels: 32 * 2 ** 20 },
+      budget,
+    );
+    expect(larger.sent.map((command) => command.method)).to.deep.equal([
+      "Page.captureScreenshot",
+      "Runtime.evaluate",
+      "Page.captureScreenshot",
+    ]);
+    expect(larger.sent[2]?.params.clip).to.deep.equal({ x: 0, y: 0, width: 800, height: 600, scale: 0.5 });
+    expect(fitted).to.include({ width: 400, height: 300 });
+  });
+
+  it("asks Chrome for its faster encoding with optimizeForSpeed, and only then", async () => {
+    const fast = fakeTab();
+    await captureScreenshot(
+      fast.tab,
+      { format: "png", area: { kind: "viewport" }, optimizeForSpeed: true, maxPixels: 32 * 2 ** 20 },
+      budget,
+    );
+    expect(fast.sent[0]?.params).to.deep.equal({ format: "png", optimizeForSpeed: true, fromSurface: true });
+    const plain = fakeTab();
+    await captureScreenshot(
+      plain.tab,
+      { format: "png", area: { kind: "viewport" }, optimizeForSpeed: false, maxPixels: 32 * 2 ** 20 },
+      budget,
+    );
+    expect(plain.sent[0]?.params).to.not.have.property("optimizeForSpeed");
+  });
+
   it("measures first when the viewport is scaled, and clips", async () => {
     const { tab, sent } = fakeTab();
     const shot = await captureScreenshot(tab, { format: "png", area: { kind: "viewport" }, scale: 0.5, maxPixels: 32 * 2 ** 20 }, budget);
