@@ -14,6 +14,7 @@ import { evaluateFigure } from "./evaluate-figure.js";
 import { goalBound, isGoalMet, type Figure } from "./figure.js";
 import { hubStderrReport, startHubProcess, type HubProcess } from "./load.js";
 import { asTableRows, LOAD_CONNECTIONS, loadFigures, type LoadFigure } from "./load-figure.js";
+import { mcpFigures } from "./mcp-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
 import { hotPathFigures } from "./hot-path-figure.js";
@@ -60,6 +61,10 @@ function steps(
     ["the hot path against a bare relay process", () => hotPathFigures(context, hubPid)],
     ["screenshot", () => screenshotFigure(context)],
     ["actions: snapshots and clicks against Playwright, chrome-devtools-mcp and puppeteer-core", () => actionFigures(context)],
+    [
+      "mcp: an agent's steps through tabwire's MCP front, @playwright/mcp and chrome-devtools-mcp",
+      () => mcpFigures(context.cdpUrl, hubUrl),
+    ],
     ["console", () => consoleFigures(context)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
     ["contexts: what a client's own browser context costs", () => contextFigures(context.cdpUrl, chromePid, context.rounds)],

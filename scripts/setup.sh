@@ -23,6 +23,8 @@ fi
 "$chrome" --version 2>/dev/null | head -n 1 || true
 /usr/bin/redis-server --version 2>/dev/null | head -n 1 || true
 
+# The bench's peers (playwright-core, @playwright/mcp) are pointed at Debian's Chromium: never fetch a browser of theirs.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 npm run build
 echo "setup: done. Start the hub with: npm start"

@@ -1,0 +1,297 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { answered } from "./compare.js";
+import type { Figure } from "./figure.js";
+import { serveLargePage } from "./large-page.js";
+import { median } from "./stats.js";
+import { WsCaller } from "./ws-caller.js";
+
+const PLAYWRIGHT_MCP = fileURLToPath(new URL("../../node_modules/@playwright/mcp/cli.js", import.meta.url));
+const CHROME_DEVTOOLS_MCP = fileURLToPath(
+  new URL("../../node_modules/chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js", import.meta.url),
+);
+const ROUNDS = 7;
+const STEPS = ["load the page", "snapshot", "click a ref", "snapshot again", "screenshot"] as const;
+type Step = (typeof STEPS)[number];
+
+interface Snapshot {
+  text: string;
+  defaultChars: number;
+}
+
+/** One MCP server as an agent drives it: the five steps, each one or two tool calls. */
+interface McpAgent {
+  /** Loads the page in the agent's tab: the first time in a new tab, then by navigating that tab, as agents do. */
+  open(url: string): Promise<void>;
+  /** The whole snapshot text, and the size of the answer the server gives by default (the first page, when paged). */
+  snapshot(): Promise<Snapshot>;
+  /** Clicks the page's "Click target" button by the ref the last snapshot gave it. */
+  click(snapshot: string): Promise<void>;
+  screenshot(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The same agent step sequence (load a page, snapshot, click a ref, snapshot again, screenshot) through tabwire's MCP
+ * front (Streamable HTTP), `@playwright/mcp` and `chrome-devtools-mcp` (stdio, both on the bench's Chromium), rounds
+ * interleaved on the generated 5,000-element page: the median time of each step, and the size of each default snapshot.
+ * The warm-up round opens each agent's tab; the measured rounds load the page into it again.
+ */
+export async function mcpFigures(cdpUrl: string, hubUrl: string): Promise<Figure[]> {
+  const page = await serveLargePage();
+  const floor = await RawCdpFloor.open(cdpUrl);
+  const agents: Record<string, McpAgent> = {
+    tabwire: await tabwireAgent(hubUrl),
+    playwrightMcp: await playwrightMcpAgent(cdpUrl),
+    chromeDevtoolsMcp: await chromeDevtoolsMcpAgent(cdpUrl),
+  };
+  try {
+    const times: Record<string, Record<Step, number[]>> = {};
+    const floorTimes: Record<FloorStep, number[]> = { "load the page": [], screenshot: [] };
+    const sizes: Record<string, number> = {};
+    const names = Object.keys(agents);
+    for (const name of names) times[name] = Object.fromEntries(STEPS.map((step) => [step, []])) as unknown as Record<Step, number[]>;
+    // A warm-up round first, then rounds with the order of the agents rotated.
+    for (let round = -1; round < ROUNDS; round++) {
+      for (let i = 0; i < names.length; i++) {
+        const name = names[(Math.max(round, 0) + i) % names.length] as string;
+        const measured = await runSequence(agents[name]!, page.url);
+        sizes[name] = measured.snapshotChars;
+        if (round >= 0) for (const step of STEPS) times[name]![step].push(measured.ms[step]);
+      }
+      const measured = await floor.run(page.url);
+      if (round >= 0) for (const step of FLOOR_STEPS) floorTimes[step].push(measured[step]);
+    }
+    return figures(times, floorTimes, sizes);
+  } finally {
+    for (const agent of Object.values(agents)) await agent.close().catch(() => undefined);
+    await floor.close();
+    await page.close();
+  }
+}
+
+async function runSequence(agent: McpAgent, url: string): Promise<{ ms: Record<Step, number>; snapshotChars: number }> {
+  const ms = {} as Record<Step, number>;
+  const timed = async <T>(step: Step, run: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    const value = await run();
+    ms[step] = performance.now() - started;
+    return value;
+  };
+  await timed("load the page", () => agent.open(url));
+  const first = await timed("snapshot", () => agent.snapshot());
+  await timed("click a ref", () => agent.click(first.text));
+  await timed("snapshot again", () => agent.snapshot());
+  await timed("screenshot", () => agent.screenshot());
+  return { ms, snapshotChars: first.defaultChars };
+}
+
+function figures(
+  times: Record<string, Record<Step, number[]>>,
+  floorTimes: Record<FloorStep, number[]>,
+  sizes: Record<string, number>,
+): Figure[] {
+  const med = (name: string, step: Step): number => median(times[name]![step]);
+  const rows: Figure[] = STEPS.map((step) => {
+    const hub = med("tabwire", step);
+    const [playwright, devtools] = [med("playwrightMcp", step), med("chromeDevtoolsMcp", step)];
+    const alternative = Math.min(playwright, devtools);
+    const floorMs = (FLOOR_STEPS as readonly string[]).includes(step) ? median(floorTimes[step as FloorStep]) : undefined;
+    const floorNote = floorMs === undefined ? "" : `; Chrome's own floor, raw CDP, ${floorMs.toFixed(1)} ms`;
+    return {
+      name: `MCP step "${step}" on a 5,000-element page: tabwire / the faster of @playwright/mcp (${playwright.toFixed(1)} ms) and chrome-devtools-mcp (${devtools.toFixed(1)} ms)${floorNote}`,
+      label: `MCP ${step} vs the faster peer`,
+      unit: "ms",
+      hub,
+      alternative,
+      ratio: hub / alternative,
+      goal: "<= 0.7",
+    };
+  });
+  const smaller = Math.min(sizes.playwrightMcp!, sizes.chromeDevtoolsMcp!);
+  rows.push({
+    name: `MCP default snapshot text: tabwire / the smaller of @playwright/mcp (${sizes.playwrightMcp} chars) and chrome-devtools-mcp (${sizes.chromeDevtoolsMcp} chars)`,
+    label: "MCP snapshot size vs the smaller peer",
+    unit: "chars",
+    hub: sizes.tabwire!,
+    alternative: smaller,
+    ratio: sizes.tabwire! / smaller,
+    goal: "<= 1.0",
+  });
+  return rows;
+}
+
+async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
+  const client = await connected(new StreamableHTTPClientTransport(new URL("/mcp", hubUrl.replace(/^ws/, "http"))));
+  let target = "";
+  return {
+    open: async (url) => {
+      if (target) await call(client, "navigate", { target, url });
+      else target = (JSON.parse(await call(client, "tabs_open", { url })) as { target: string }).target;
+    },
+    // The default answer is a page of the snapshot: the agent reads on with the cursor each page names, as a model
+    // looking for a button further down would; the step's time includes every page, its size figure is the first.
+    snapshot: async () => {
+      const pages = [await call(client, "snapshot", { target })];
+      for (let cursor = cursorIn(pages.at(-1)!); cursor; cursor = cursorIn(pages.at(-1)!)) {
+        pages.push(await call(client, "snapshot", { target, cursor }));
+      }
+      return { text: pages.join("\n"), defaultChars: pages[0]!.length };
+    },
+    click: async (snapshot) => void (await call(client, "click", { target, ref: refIn(snapshot, /button "Click target" \[ref=(e\d+)\]/) })),
+    screenshot: async () => void (await call(client, "screenshot", { target })),
+    close: () => client.close(),
+  };
+}
+
+async function playwrightMcpAgent(cdpUrl: string): Promise<McpAgent> {
+  const outputDir = await mkdtemp(path.join(os.tmpdir(), "tabwire-bench-playwright-mcp-"));
+  const client = await connected(
+    new StdioClientTransport({
+      command: process.execPath,
+      // --isolated: a browser context (so a window) of its own, as tabwire's session has, so that the other
+      // servers' tabs never hide its page (a hidden page draws no frames, and its clicks wait for one).
+      args: [PLAYWRIGHT_MCP, "--cdp-endpoint", cdpUrl, "--isolated", "--output-dir", outputDir],
+      stderr: "ignore",
+    }),
+  );
+  return {
+    open: async (url) => void (await call(client, "browser_navigate", { url })),
+    snapshot: async () => whole(await call(client, "browser_snapshot", {})),
+    click: async (snapshot) =>
+      void (await call(client, "browser_click", {
+        element: "Click target button",
+        target: refIn(snapshot, /button "Click target" \[ref=(\w+)\]/),
+      })),
+    screenshot: async () => void (await call(client, "browser_take_screenshot", { type: "png", scale: "css" })),
+    close: async () => {
+      await client.close();
+      await rm(outputDir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function chromeDevtoolsMcpAgent(cdpUrl: string): Promise<McpAgent> {
+  const client = await connected(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [CHROME_DEVTOOLS_MCP, "--wsEndpoint", cdpUrl, "--no-usage-statistics", "--no-performance-crux"],
+      stderr: "ignore",
+    }),
+  );
+  let pageId = 0;
+  return {
+    open: async (url) => {
+      if (pageId) return void (await call(client, "navigate_page", { pageId, type: "url", url }));
+      const pages = await call(client, "new_page", { url });
+      pageId = Number(/^(\d+): .*\[selected\]$/m.exec(pages)?.[1]);
+      if (!Number.isInteger(pageId)) throw new Error(`chrome-devtools-mcp new_page answered no selected page: ${pages.slice(0, 300)}`);
+    },
+    snapshot: async () => whole(await call(client, "take_snapshot", { pageId })),
+    click: async (snapshot) => void (await call(client, "click", { pageId, uid: refIn(snapshot, /uid=(\S+) button "Click target"/) })),
+    screenshot: async () => void (await call(client, "take_screenshot", { pageId })),
+    close: () => client.close(),
+  };
+}
+
+/** The steps whose time is mostly Chrome's own: raw CDP gives the floor no MCP server can go under. */
+const FLOOR_STEPS = ["load the page", "screenshot"] as const;
+type FloorStep = (typeof FLOOR_STEPS)[number];
+
+/**
+ * Raw CDP on one browser connection and one tab: the page loaded (to its load event), then a viewport png capture of
+ * the drawn page, encoded for speed as chrome-devtools-mcp and tabwire's MCP front ask.
+ */
+class RawCdpFloor {
+  #cdp: WsCaller;
+  #targetId: string | undefined;
+  #sessionId: string | undefined;
+  #contextId: string | undefined;
+
+  private constructor(cdp: WsCaller) {
+    this.#cdp = cdp;
+  }
+
+  static async open(cdpUrl: string): Promise<RawCdpFloor> {
+    return new RawCdpFloor(await WsCaller.open(cdpUrl));
+  }
+
+  async run(url: string): Promise<Record<FloorStep, number>> {
+    if (!this.#sessionId) {
+      // A context (so a window) of its own: a tab in the default one would hide chrome-devtools-mcp's page.
+      this.#contextId = ((await this.#send("Target.createBrowserContext", {})) as { browserContextId: string }).browserContextId;
+      const created = await this.#send("Target.createTarget", { url: "about:blank", browserContextId: this.#contextId });
+      this.#targetId = (created as { targetId: string }).targetId;
+      this.#sessionId = (
+        (await this.#send("Target.attachToTarget", { targetId: this.#targetId, flatten: true })) as { sessionId: string }
+      ).sessionId;
+      await this.#send("Page.enable", {}, this.#sessionId);
+    }
+    const sessionId = this.#sessionId;
+    const began = performance.now();
+    const loaded = new Promise<void>((resolve) => {
+      const stop = this.#cdp.onEvent((event) => {
+        if (event.method !== "Page.loadEventFired" || event.sessionId !== sessionId) return;
+        stop();
+        resolve();
+      });
+    });
+    await this.#send("Page.navigate", { url }, sessionId);
+    await loaded;
+    const opened = performance.now();
+    // The agents capture a page drawn long before (after a snapshot and a click): a first capture draws it here.
+    await this.#send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true }, sessionId);
+    const drawn = performance.now();
+    await this.#send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true }, sessionId);
+    return { "load the page": opened - began, screenshot: performance.now() - drawn };
+  }
+
+  async close(): Promise<void> {
+    if (this.#contextId) await this.#send("Target.disposeBrowserContext", { browserContextId: this.#contextId }).catch(() => undefined);
+    await this.#cdp.close();
+  }
+
+  async #send(method: string, params: Record<string, unknown>, sessionId?: string): Promise<unknown> {
+    const answer = await answered(this.#cdp.send({ method, params, ...(sessionId ? { sessionId } : {}) }));
+    return answer.result;
+  }
+}
+
+async function connected(transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Client> {
+  const client = new Client({ name: "tabwire-bench", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+/** A tool's text; a tool error is thrown, so that it never passes for a fast answer. */
+async function call(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
+  const answer = await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 }).catch((error: unknown) => {
+    throw new Error(`${name} failed: ${String(error)}`);
+  });
+  const { content = [], isError } = answer as {
+    content?: { type: string; text?: string }[];
+    isError?: boolean;
+  };
+  const text = content.map((part) => part.text ?? "").join("\n");
+  if (isError) throw new Error(`${name} answered an error: ${text.slice(0, 300)}`);
+  return text;
+}
+
+function whole(text: string): Snapshot {
+  return { text, defaultChars: text.length };
+}
+
+function cursorIn(page: string): string | undefined {
+  return /\(more of this snapshot: call snapshot with cursor "([^"]+)"\)$/.exec(page)?.[1];
+}
+
+function refIn(snapshot: string, pattern: RegExp): string {
+  const ref = pattern.exec(snapshot)?.[1];
+  if (!ref) throw new Error(`no "Click target" button in the snapshot: ${snapshot.slice(0, 300)}`);
+  return ref;
+}
