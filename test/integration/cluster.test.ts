@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
 import { AGENT_KEY, killHub, startClusterHubs, stopHub, type ClusterHub } from "../support/cluster-hub.js";
 import { collect } from "../support/collect.js";
@@ -195,6 +197,33 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
       ["console.subscribe", { target: tabOfThree }],
     ] as const) {
       expect((await rpcFailure(team.call(method, params))).code, method).to.equal(TARGET_NOT_FOUND);
+    }
+  });
+
+  it("serves an MCP session on instance 1 with tabs of instance 3: its scoped token's tab listed and driven, another client's tab unknown", async () => {
+    const teamTab = (await three.call<{ target: string }>("tabs.open", { clientId: "team", url: "data:text/html,<title>mcp</title>" }))
+      .target;
+    const mcp = new Client({ name: "tabwire-cluster-test", version: "1.0.0" });
+    const url = new URL(`${hub(1).url.replace(/^ws/, "http")}/mcp`);
+    await mcp.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TEAM_TOKEN}` } } }));
+    try {
+      const tool = async (
+        name: string,
+        args: Record<string, unknown>,
+      ): Promise<{ isError?: boolean; structuredContent?: unknown; content: { text?: string }[] }> =>
+        (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: unknown; content: { text?: string }[] };
+      const listed = await tool("tabs_list", {});
+      expect((listed.structuredContent as Tabs).tabs.map((tab) => tab.target)).to.include(teamTab);
+      expect((listed.structuredContent as Tabs).tabs.map((tab) => tab.target)).to.not.include(tabOfThree);
+      expect((await tool("evaluate", { target: teamTab, expression: "document.title" })).structuredContent).to.deep.include({
+        value: "mcp",
+      });
+      const foreign = await tool("evaluate", { target: tabOfThree, expression: "1" });
+      expect(foreign.isError).to.equal(true);
+      expect(foreign.content[0]?.text).to.match(/^TARGET_NOT_FOUND \(-32002\)/);
+    } finally {
+      await mcp.close();
+      await three.call("tabs.close", { target: teamTab });
     }
   });
 
