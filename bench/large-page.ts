@@ -34,5 +34,11 @@ export async function serveLargePage(): Promise<{ url: string; close: () => Prom
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
-  return { url: `http://127.0.0.1:${port}/large.html`, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  // A socket Chrome opened ahead of a request it never sent (a preconnect) is not idle to Node, so close() would wait on it.
+  const close = (): Promise<void> =>
+    new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return { url: `http://127.0.0.1:${port}/large.html`, close };
 }

@@ -16,6 +16,7 @@ const CHROME_DEVTOOLS_MCP = fileURLToPath(
   new URL("../../node_modules/chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js", import.meta.url),
 );
 const ROUNDS = 7;
+const LOAD_TIMEOUT_MS = 30_000;
 const STEPS = ["load the page", "snapshot", "click a ref", "snapshot again", "screenshot"] as const;
 type Step = (typeof STEPS)[number];
 
@@ -127,7 +128,8 @@ function figures(
 }
 
 async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
-  const client = await connected(new StreamableHTTPClientTransport(new URL("/mcp", hubUrl.replace(/^ws/, "http"))));
+  const transport = new StreamableHTTPClientTransport(new URL("/mcp", hubUrl.replace(/^ws/, "http")));
+  const client = await connected(transport);
   let target = "";
   return {
     open: async (url) => {
@@ -145,7 +147,11 @@ async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
     },
     click: async (snapshot) => void (await call(client, "click", { target, ref: refIn(snapshot, /button "Click target" \[ref=(e\d+)\]/) })),
     screenshot: async () => void (await call(client, "screenshot", { target })),
-    close: () => client.close(),
+    // Ends the session on the hub (DELETE), and its tab with it, rather than leaving it to MCP_SESSION_IDLE_MS.
+    close: async () => {
+      await transport.terminateSession();
+      await client.close();
+    },
   };
 }
 
@@ -234,15 +240,21 @@ class RawCdpFloor {
     }
     const sessionId = this.#sessionId;
     const began = performance.now();
-    const loaded = new Promise<void>((resolve) => {
-      const stop = this.#cdp.onEvent((event) => {
-        if (event.method !== "Page.loadEventFired" || event.sessionId !== sessionId) return;
-        stop();
-        resolve();
+    let stop = (): void => {};
+    let timer: NodeJS.Timeout | undefined;
+    const loaded = new Promise<void>((resolve, reject) => {
+      timer = setTimeout(() => reject(new Error(`raw CDP: no load event for ${url} within ${LOAD_TIMEOUT_MS} ms`)), LOAD_TIMEOUT_MS);
+      stop = this.#cdp.onEvent((event) => {
+        if (event.method === "Page.loadEventFired" && event.sessionId === sessionId) resolve();
       });
     });
-    await this.#send("Page.navigate", { url }, sessionId);
-    await loaded;
+    try {
+      await this.#send("Page.navigate", { url }, sessionId);
+      await loaded;
+    } finally {
+      stop();
+      clearTimeout(timer);
+    }
     const opened = performance.now();
     // The agents capture a page drawn long before (after a snapshot and a click): a first capture draws it here.
     await this.#send("Page.captureScreenshot", { format: "png", optimizeForSpeed: true }, sessionId);
