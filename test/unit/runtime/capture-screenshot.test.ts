@@ -15,19 +15,28 @@ function pngHeader(width: number, height: number): string {
   return bytes.toString("base64");
 }
 
-/** A tab of an 800x600 viewport on a page 100,000 CSS pixels tall; records every command but the screencast's. */
-function fakeTab(): { tab: TabSession; sent: { method: string; params: Record<string, unknown> }[] } {
+/** A tab (shown unless told) of an 800x600 viewport on a page 100,000 CSS pixels tall; records every command but the screencast's and the visibility check's. */
+function fakeTab(visibility = "visible"): {
+  tab: TabSession;
+  sent: { method: string; params: Record<string, unknown> }[];
+  screencast: string[];
+} {
   const sent: { method: string; params: Record<string, unknown> }[] = [];
+  const screencast: string[] = [];
   const answers: Record<string, unknown> = {
     "Page.captureScreenshot": { data: pngHeader(800, 600) },
     "Runtime.evaluate": { result: { value: { viewport: { x: 0, y: 0, width: 800, height: 600 }, devicePixelRatio: 1, element: null } } },
     "Page.getLayoutMetrics": { cssContentSize: { x: 0, y: 0, width: 800, height: 100_000 } },
   };
   const send = (method: string, params: Record<string, unknown> = {}): Promise<unknown> => {
-    if (!method.includes("Screencast")) sent.push({ method, params });
+    // The check of whether the tab is shown runs in the hub's world (a contextId); the page is shown.
+    if (method === "Page.createIsolatedWorld") return Promise.resolve({ executionContextId: 7 });
+    if (method === "Runtime.evaluate" && params.contextId === 7) return Promise.resolve({ result: { value: visibility } });
+    if (method.includes("Screencast")) screencast.push(method);
+    else sent.push({ method, params });
     return Promise.resolve(answers[method] ?? {});
   };
-  return { tab: { send, cdp: { closedBy: null } } as unknown as TabSession, sent };
+  return { tab: { send, cdp: { closedBy: null } } as unknown as TabSession, sent, screencast };
 }
 
 describe("captureScreenshot", () => {
@@ -83,6 +92,15 @@ describe("captureScreenshot", () => {
       budget,
     );
     expect(plain.sent[0]?.params).to.not.have.property("optimizeForSpeed");
+  });
+
+  it("keeps a hidden tab rendering with a screencast while it captures, and starts none for a tab in view", async () => {
+    const shown = fakeTab();
+    await captureScreenshot(shown.tab, { format: "png", area: { kind: "viewport" }, maxPixels: 32 * 2 ** 20 }, budget);
+    expect(shown.screencast).to.deep.equal([]);
+    const hidden = fakeTab("hidden");
+    await captureScreenshot(hidden.tab, { format: "png", area: { kind: "viewport" }, maxPixels: 32 * 2 ** 20 }, budget);
+    expect(hidden.screencast).to.deep.equal(["Page.startScreencast", "Page.stopScreencast"]);
   });
 
   it("measures first when the viewport is scaled, and clips", async () => {
