@@ -1,16 +1,11 @@
-import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { chromium } from "playwright-core";
 import puppeteer from "puppeteer-core";
 import { answered, type BenchContext } from "./compare.js";
 import type { Figure } from "./figure.js";
 import { serveLargePage } from "./large-page.js";
+import { connectChromeDevtoolsMcp, newChromeDevtoolsPage, toolText } from "./mcp-peers.js";
 import { median } from "./stats.js";
 
-const CHROME_DEVTOOLS_MCP = fileURLToPath(
-  new URL("../../node_modules/chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js", import.meta.url),
-);
 const SNAPSHOT_ROUNDS = 9;
 const CLICK_ROUNDS = 6;
 const CLICK_CALLS = 10;
@@ -34,10 +29,7 @@ export async function actionFigures(context: BenchContext): Promise<Figure[]> {
     const hubTarget = await openHubTab(context, page.url, opened);
     const pwPage = await playwright.contexts()[0]!.newPage();
     await pwPage.goto(page.url);
-    const pages = mcpText(await mcp.callTool({ name: "new_page", arguments: { url: page.url } }));
-    const pageId = Number(/^(\d+): .*\[selected\]$/m.exec(pages)?.[1]);
-    if (!Number.isInteger(pageId))
-      throw new Error(`chrome-devtools-mcp new_page answered no selected page: ${JSON.stringify(pages).slice(0, 600)}`);
+    const pageId = await newChromeDevtoolsPage(mcp, page.url);
     const hubSnapshot =
       (extra: object): Snapshotter =>
       async () => {
@@ -49,7 +41,7 @@ export async function actionFigures(context: BenchContext): Promise<Figure[]> {
       hubChrome: hubSnapshot({ source: "chrome" }),
       hubInteractive: hubSnapshot({ source: "dom", interactiveOnly: true }),
       playwright: () => pwPage.locator("body").ariaSnapshot(),
-      chromeDevtoolsMcp: async () => mcpText(await mcp.callTool({ name: "take_snapshot", arguments: { pageId } })),
+      chromeDevtoolsMcp: () => toolText(mcp, "take_snapshot", { pageId }),
     };
     const snapshots = await timeSnapshots(contenders);
     const clicks = await clickFigures(context, { hubTarget, pwPage, browser, url: page.url });
@@ -68,25 +60,6 @@ async function openHubTab(context: BenchContext, url: string, opened: string[]):
   const { target } = answer.result as { target: string };
   opened.push(target);
   return target;
-}
-
-async function connectChromeDevtoolsMcp(cdpUrl: string): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [CHROME_DEVTOOLS_MCP, "--wsEndpoint", cdpUrl, "--no-usage-statistics", "--no-performance-crux"],
-    stderr: "ignore",
-  });
-  const client = new Client({ name: "tabwire-bench", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
-}
-
-/** The text of a tool's answer; a tool error is thrown, so that it never passes for a fast, small snapshot. */
-function mcpText(result: unknown): string {
-  const { content = [], isError } = result as { content?: { type: string; text?: string }[]; isError?: boolean };
-  const text = content.map((part) => part.text ?? "").join("\n");
-  if (isError) throw new Error(`chrome-devtools-mcp answered an error: ${text.slice(0, 300)}`);
-  return text;
 }
 
 /** Per contender: the median time of a snapshot (ms) and the length of its text, rounds interleaved after a warm-up. */

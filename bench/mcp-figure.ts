@@ -3,19 +3,16 @@ import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { answered } from "./compare.js";
 import type { Figure } from "./figure.js";
 import { serveLargePage } from "./large-page.js";
+import { connectChromeDevtoolsMcp, connectMcp, newChromeDevtoolsPage, toolText as call } from "./mcp-peers.js";
 import { median } from "./stats.js";
 import { WsCaller } from "./ws-caller.js";
 
 const PLAYWRIGHT_MCP = fileURLToPath(new URL("../../node_modules/@playwright/mcp/cli.js", import.meta.url));
-const CHROME_DEVTOOLS_MCP = fileURLToPath(
-  new URL("../../node_modules/chrome-devtools-mcp/build/src/bin/chrome-devtools-mcp.js", import.meta.url),
-);
 const ROUNDS = 7;
 const LOAD_TIMEOUT_MS = 30_000;
 const IDLE_BEFORE_CAPTURE_MS = 100;
@@ -131,7 +128,7 @@ function figures(
 
 async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
   const transport = new StreamableHTTPClientTransport(new URL("/mcp", hubUrl.replace(/^ws/, "http")));
-  const client = await connected(transport);
+  const client = await connectMcp(transport);
   let target = "";
   return {
     open: async (url) => {
@@ -159,7 +156,7 @@ async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
 
 async function playwrightMcpAgent(cdpUrl: string): Promise<McpAgent> {
   const outputDir = await mkdtemp(path.join(os.tmpdir(), "tabwire-bench-playwright-mcp-"));
-  const client = await connected(
+  const client = await connectMcp(
     new StdioClientTransport({
       command: process.execPath,
       // --isolated: a browser context (so a window) of its own, as tabwire's session has, so that the other
@@ -185,20 +182,12 @@ async function playwrightMcpAgent(cdpUrl: string): Promise<McpAgent> {
 }
 
 async function chromeDevtoolsMcpAgent(cdpUrl: string): Promise<McpAgent> {
-  const client = await connected(
-    new StdioClientTransport({
-      command: process.execPath,
-      args: [CHROME_DEVTOOLS_MCP, "--wsEndpoint", cdpUrl, "--no-usage-statistics", "--no-performance-crux"],
-      stderr: "ignore",
-    }),
-  );
+  const client = await connectChromeDevtoolsMcp(cdpUrl);
   let pageId = 0;
   return {
     open: async (url) => {
-      if (pageId) return void (await call(client, "navigate_page", { pageId, type: "url", url }));
-      const pages = await call(client, "new_page", { url });
-      pageId = Number(/^(\d+): .*\[selected\]$/m.exec(pages)?.[1]);
-      if (!Number.isInteger(pageId)) throw new Error(`chrome-devtools-mcp new_page answered no selected page: ${pages.slice(0, 300)}`);
+      if (pageId) await call(client, "navigate_page", { pageId, type: "url", url });
+      else pageId = await newChromeDevtoolsPage(client, url);
     },
     snapshot: async () => whole(await call(client, "take_snapshot", { pageId })),
     click: async (snapshot) => void (await call(client, "click", { pageId, uid: refIn(snapshot, /uid=(\S+) button "Click target"/) })),
@@ -217,7 +206,6 @@ type FloorStep = (typeof FLOOR_STEPS)[number];
  */
 class RawCdpFloor {
   #cdp: WsCaller;
-  #targetId: string | undefined;
   #sessionId: string | undefined;
   #contextId: string | undefined;
 
@@ -234,10 +222,8 @@ class RawCdpFloor {
       // A context (so a window) of its own: a tab in the default one would hide chrome-devtools-mcp's page.
       this.#contextId = ((await this.#send("Target.createBrowserContext", {})) as { browserContextId: string }).browserContextId;
       const created = await this.#send("Target.createTarget", { url: "about:blank", browserContextId: this.#contextId });
-      this.#targetId = (created as { targetId: string }).targetId;
-      this.#sessionId = (
-        (await this.#send("Target.attachToTarget", { targetId: this.#targetId, flatten: true })) as { sessionId: string }
-      ).sessionId;
+      const { targetId } = created as { targetId: string };
+      this.#sessionId = ((await this.#send("Target.attachToTarget", { targetId, flatten: true })) as { sessionId: string }).sessionId;
       await this.#send("Page.enable", {}, this.#sessionId);
     }
     const sessionId = this.#sessionId;
@@ -276,26 +262,6 @@ class RawCdpFloor {
     const answer = await answered(this.#cdp.send({ method, params, ...(sessionId ? { sessionId } : {}) }));
     return answer.result;
   }
-}
-
-async function connected(transport: StdioClientTransport | StreamableHTTPClientTransport): Promise<Client> {
-  const client = new Client({ name: "tabwire-bench", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
-}
-
-/** A tool's text; a tool error is thrown, so that it never passes for a fast answer. */
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<string> {
-  const answer = await client.callTool({ name, arguments: args }, undefined, { timeout: 30_000 }).catch((error: unknown) => {
-    throw new Error(`${name} failed: ${String(error)}`);
-  });
-  const { content = [], isError } = answer as {
-    content?: { type: string; text?: string }[];
-    isError?: boolean;
-  };
-  const text = content.map((part) => part.text ?? "").join("\n");
-  if (isError) throw new Error(`${name} answered an error: ${text.slice(0, 300)}`);
-  return text;
 }
 
 function whole(text: string): Snapshot {

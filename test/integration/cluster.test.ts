@@ -26,6 +26,7 @@ const AGENT_UNAVAILABLE = -32008;
 const TIMEOUT = -32001;
 
 type Tabs = { tabs: { target: string }[] };
+type ToolAnswer = { isError?: boolean; structuredContent?: unknown; content: { text?: string }[] };
 type Clients = { clients: { clientId: string; agent: { state: string } | null; tabs: string[] }[] };
 
 describe("cluster over Redis: three hub processes, each with its own Chromium", function () {
@@ -207,11 +208,8 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     const url = new URL(`${hub(1).url.replace(/^ws/, "http")}/mcp`);
     await mcp.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${TEAM_TOKEN}` } } }));
     try {
-      const tool = async (
-        name: string,
-        args: Record<string, unknown>,
-      ): Promise<{ isError?: boolean; structuredContent?: unknown; content: { text?: string }[] }> =>
-        (await mcp.callTool({ name, arguments: args })) as { isError?: boolean; structuredContent?: unknown; content: { text?: string }[] };
+      const tool = async (name: string, args: Record<string, unknown>): Promise<ToolAnswer> =>
+        (await mcp.callTool({ name, arguments: args })) as ToolAnswer;
       const listed = await tool("tabs_list", {});
       expect((listed.structuredContent as Tabs).tabs.map((tab) => tab.target)).to.include(teamTab);
       expect((listed.structuredContent as Tabs).tabs.map((tab) => tab.target)).to.not.include(tabOfThree);
