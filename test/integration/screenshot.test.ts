@@ -80,6 +80,14 @@ describe("screenshot (real hub, real Chromium)", function () {
       expect([low.width, low.height]).to.deep.equal([high.width, high.height]);
     });
 
+    it("optimizeForSpeed gives the same png, encoded faster into more bytes", async () => {
+      await open("tall.html");
+      const small = decode(await shoot({ format: "png" }));
+      const fast = decode(await shoot({ format: "png", optimizeForSpeed: true }));
+      expect([fast.width, fast.height]).to.deep.equal([small.width, small.height]);
+      expect(fast.bytes).to.be.above(small.bytes);
+    });
+
     it("webp works, with and without a quality", async () => {
       await open("box.html");
       const shot = await shoot({ format: "webp" });
