@@ -1,7 +1,6 @@
 import { parseArgs } from "node:util";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { StreamableHTTPClientTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
+import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { loadCliSettings } from "../config.js";
 
 /** A hub the bridge started for itself; stopped when the bridge ends. */
@@ -50,7 +49,8 @@ async function relay(url: URL, token: string | undefined): Promise<void> {
     http.send(message).catch((error: unknown) => answerFailure(stdio, message, error));
   };
   http.onmessage = (message) => {
-    // The hub answers initialize with the revision both speak; later requests must say it.
+    // The hub answers a 2025 initialize with the revision both speak; later requests must say it (a 2026-07-28
+    // request says its revision itself, and the transport sends it on).
     const version = (message as { result?: { protocolVersion?: unknown } }).result?.protocolVersion;
     if (typeof version === "string") http.setProtocolVersion(version);
     void stdio.send(message);

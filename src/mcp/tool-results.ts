@@ -1,4 +1,4 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ErrorCode, HubError } from "../errors.js";
 
 /** The longest side of a screenshot sent to a model unless the call asks otherwise (what vision models take whole). */

@@ -1,3 +1,4 @@
+import type { JSONObject } from "@modelcontextprotocol/server";
 import type { OpenRpcDocument } from "../rpc/params-validator.js";
 import { MCP_DEFAULTS } from "./tool-results.js";
 
@@ -14,7 +15,7 @@ export interface HubTool {
   name: string;
   method: string;
   description: string;
-  inputSchema: { type: "object"; properties: Record<string, object>; required: string[]; additionalProperties: false };
+  inputSchema: { type: "object"; properties: Record<string, JSONObject>; required: string[]; additionalProperties: false };
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 }
 
@@ -48,9 +49,9 @@ export function hubTools(document: OpenRpcDocument): HubTool[] {
       method.params.map((param) => [
         param.name,
         {
-          ...(inlined(param.schema, schemas) as object),
+          ...(inlined(param.schema, schemas) as JSONObject),
           ...(param.description ? { description: param.description } : {}),
-          ...(param.name in defaults ? { default: defaults[param.name] } : {}),
+          ...(param.name in defaults ? { default: defaults[param.name] as JSONObject[string] } : {}),
         },
       ]),
     );

@@ -1,6 +1,4 @@
-import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { Server, type CallToolResult } from "@modelcontextprotocol/server";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import { InflightTable } from "../rpc/inflight.js";
@@ -10,7 +8,7 @@ import type { HubServices } from "../services.js";
 import { sizedForModels, toolError, toolResult } from "./tool-results.js";
 import type { HubTool } from "./tools.js";
 
-/** What a session runs calls with: the hub's router and services, its tools, and the limits of its token. */
+/** What a client's tools run calls with: the hub's router and services, its tools, and the limits of its token. */
 export interface McpSessionParts {
   router: Router<HubServices>;
   services: HubServices;
@@ -23,12 +21,12 @@ export interface McpSessionParts {
 const CLOSE_TAB_TIMEOUT_MS = 5_000;
 
 /**
- * One MCP session: an MCP server over its transport whose tools call the hub's methods as one client of the hub, the
- * session's own (so two sessions never see each other's tabs or cookies). Its tabs close with it.
+ * The hub's tools as one client of the hub uses them over MCP: a 2025 session's, or the client a 2026-07-28 request
+ * names (docs/mcp.md). Its MCP servers call the hub's methods as that client only, so two clients never see each
+ * other's tabs or cookies; its tabs close when it ends.
  */
-export class McpSession {
+export class ClientTools {
   readonly clientId: string;
-  readonly server: Server;
   lastUsedAt = Date.now();
   #parts: McpSessionParts;
   #scope: ReadonlySet<string>;
@@ -41,31 +39,31 @@ export class McpSession {
     this.clientId = who.clientId;
     this.#scope = new Set([who.clientId]);
     this.#peer = who.peer;
-    this.server = new Server({ name: "tabwire", version: parts.version }, { capabilities: { tools: {} } });
-    this.server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: this.#offered().map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, annotations })),
-    }));
-    this.server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-      this.#call(request.params.name, request.params.arguments ?? {}, extra.signal),
-    );
   }
 
-  /** Whether a call of the session is running (an idle sweep leaves it alone). */
+  /** Whether a call of the client is running (an idle sweep leaves it alone). */
   get isBusy(): boolean {
     return this.#running.size > 0;
   }
 
-  /** Serves the session over `transport`. */
-  connect(transport: Transport): Promise<void> {
-    return this.server.connect(transport);
+  /** A new MCP server offering the tools as this client: one for a 2025 session's life, or one per 2026-07-28 request. */
+  server(): Server {
+    const server = new Server({ name: "tabwire", version: this.#parts.version }, { capabilities: { tools: {} } });
+    server.setRequestHandler("tools/list", () => ({
+      tools: this.#offered().map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, annotations })),
+    }));
+    server.setRequestHandler("tools/call", (request, context) =>
+      this.#call(request.params.name, request.params.arguments ?? {}, context.mcpReq.signal),
+    );
+    return server;
   }
 
-  /** Ends the session: its running calls are cancelled and its client's tabs closed. */
+  /** Ends the client's use of MCP: its running calls are cancelled and its tabs closed. */
   async close(why: string): Promise<void> {
     if (this.#closed.signal.aborted) return;
     this.#closed.abort();
-    for (const inflight of this.#running) inflight.cancelAll(new HubError("CANCELLED", `the MCP session ended (${why})`));
-    // The cleanup runs as the session's client, on a connection of its own that is not closing.
+    for (const inflight of this.#running) inflight.cancelAll(new HubError("CANCELLED", `the MCP client ended (${why})`));
+    // The cleanup runs as the client, on a connection of its own that is not closing.
     const connection = this.#connection(new InflightTable(), new AbortController().signal);
     try {
       const { tabs } = (await this.#parts.router.invoke("tabs.list", { clientId: this.clientId }, connection)) as {
@@ -79,12 +77,11 @@ export class McpSession {
         ),
       );
     } catch (error) {
-      log.warn("an ended MCP session's tabs could not all be closed", { clientId: this.clientId, error: (error as Error).message });
+      log.warn("an ended MCP client's tabs could not all be closed", { clientId: this.clientId, error: (error as Error).message });
     }
-    await this.server.close().catch(() => undefined);
   }
 
-  /** The tools offered now: agent.run only while an agent of the session's client is connected. */
+  /** The tools offered now: agent.run only while an agent of the client is connected. */
   #offered(): readonly HubTool[] {
     const hasAgent = this.#parts.services.agents.all().some((agent) => agent.baseId === this.clientId);
     return hasAgent ? this.#parts.tools : this.#parts.tools.filter((tool) => tool.method !== "agent.run");
