@@ -25,6 +25,7 @@ import { Authenticator } from "./transport/auth.js";
 import { ConnectionCaps } from "./transport/connection-caps.js";
 import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
+import { answerCdpJson, cdpClientOf, openCdpProxy, wantsCdpJson } from "./cdp-front/cdp-endpoint.js";
 import { McpFront, type McpFrontOptions } from "./mcp/mcp-front.js";
 import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
@@ -79,6 +80,7 @@ export async function startHub(config: Config): Promise<Hub> {
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://hub.invalid");
     if (McpFront.wants(url)) mcp.handle(request, response, url);
+    else if (wantsCdpJson(url)) void answerCdpJson({ request, response, url }, { services, policy });
     else api.handle(request, response);
   });
   // Old eval-server deployments served the HTTP API on a port of its own.
@@ -156,6 +158,9 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
   server.on("upgrade", (request, socket, head) => {
     const decision = decideUpgrade(request, policy);
     if ("status" in decision) return refuseUpgrade(socket, decision);
+    const cdpClient =
+      decision.endpoint === "cdp" ? cdpClientOf(decision.grant, new URL(request.url ?? "/", "http://hub.invalid"), services) : null;
+    if (cdpClient !== null && "status" in cdpClient) return refuseUpgrade(socket, cdpClient);
     const slot = caps.open(decision.peer);
     if (typeof slot !== "function") {
       metrics.connectionRefused(slot.reason);
@@ -165,7 +170,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
     socket.once("close", slot);
     wss.handleUpgrade(request, socket, head, (ws) => {
       sockets.add(ws);
-      const closed = metrics.connectionOpened(decision.endpoint === "rpc" ? "orchestrator" : "agent");
+      const closed = metrics.connectionOpened(decision.endpoint === "rpc" ? "orchestrator" : decision.endpoint);
       ws.on("close", () => {
         sockets.delete(ws);
         closed();
@@ -173,6 +178,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       heartbeat.track(ws);
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
       if (decision.endpoint === "rpc") return void new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits });
+      if (cdpClient !== null) return openCdpProxy(ws, cdpClient, services);
       openAgentPeer(ws, {
         ...limits,
         router: parts.agentRouter,

@@ -13,7 +13,7 @@ export interface MetricSources {
 }
 
 /** The kinds of connection counted by `tabwire_connections`: WebSockets, and MCP sessions. */
-export type ConnectionKind = "orchestrator" | "agent" | "mcp";
+export type ConnectionKind = "orchestrator" | "agent" | "mcp" | "cdp";
 
 // Request durations from a ping on a held session (well under a millisecond) to a long agent task.
 const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];

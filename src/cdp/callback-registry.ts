@@ -37,11 +37,14 @@ export interface ProtocolErrorPayload {
 export class ProtocolError extends Error {
   readonly method: string;
   readonly protocolCode: number;
+  /** Chrome's own message, as a CDP client would read it. */
+  readonly protocolMessage: string;
   constructor(method: string, payload: ProtocolErrorPayload) {
     super(`${method}: ${payload.message}${payload.data ? ` (${payload.data})` : ""}`);
     this.name = "ProtocolError";
     this.method = method;
     this.protocolCode = payload.code;
+    this.protocolMessage = payload.message;
   }
 }
 

@@ -12,6 +12,8 @@ export class CdpSession extends EventEmitter<SessionEvents> {
   readonly id: string;
   readonly targetId: string;
   readonly callbacks = new CallbackRegistry();
+  /** Sees every event of the session before its listeners (a /cdp connection relays them as they come). */
+  tap: ((method: string, params: unknown) => void) | null = null;
   #connection: CdpConnection;
   #closedBy: HubError | null = null;
 
@@ -39,6 +41,7 @@ export class CdpSession extends EventEmitter<SessionEvents> {
 
   /** Hands one of Chrome's events on this session to its listeners. */
   dispatch(method: string, params: unknown): void {
+    this.tap?.(method, params);
     // Chrome names its events: the name and its params' type come from the same protocol.
     this.emit(method as EventName, params as never);
   }

@@ -71,6 +71,31 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
   }
 
   /**
+   * Keeps a client's context (made now if it has none) until `release`: for a connection acting as the client with no
+   * tab yet. The promise is the context's id (undefined: Chrome's default one, for the default client).
+   */
+  keep(clientId: string): { contextId: Promise<string | undefined>; release: () => void } {
+    if (clientId === this.#options.defaultClientId) return { contextId: Promise.resolve(undefined), release: () => {} };
+    const context = this.#byClient.get(clientId) ?? this.#make(clientId);
+    context.holds++;
+    this.#disarm(context);
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      context.holds--;
+      this.review(clientId);
+    };
+    return { contextId: context.making, release };
+  }
+
+  /** Disposes a client's context now if nothing keeps it (no tab, agent or hold), rather than after CLIENT_IDLE_MS. */
+  end(clientId: string): void {
+    const context = this.#byClient.get(clientId);
+    if (context && context.id !== null) this.#dispose(context);
+  }
+
+  /**
    * Where a client's pages live now, making nothing: `{}` for DEFAULT_CLIENT_ID (Chrome's default context),
    * `{ browserContextId }` once its own context is made, null while it has none.
    */

@@ -5,7 +5,7 @@ import type { Grant } from "./auth.js";
 
 /** An upgrade the hub accepted: which endpoint, what the caller (or the agent's key) may reach, and whether it already proved who it is. */
 export interface AcceptedUpgrade {
-  endpoint: "rpc" | "agent";
+  endpoint: "rpc" | "agent" | "cdp";
   grant: Grant;
   peer: string;
   /** False for an agent that sent no token yet: it must present its key as secretKey in register. */
@@ -14,12 +14,13 @@ export interface AcceptedUpgrade {
 
 /** Why an upgrade was refused, as an HTTP status and a message for people. */
 export interface RefusedUpgrade {
-  status: 401 | 403 | 404 | 503;
+  status: 400 | 401 | 403 | 404 | 503;
   message: string;
 }
 
-const ENDPOINTS: Readonly<Record<string, AcceptedUpgrade["endpoint"]>> = { "/rpc": "rpc", "/": "agent", "/agent": "agent" };
+const ENDPOINTS: Readonly<Record<string, AcceptedUpgrade["endpoint"]>> = { "/rpc": "rpc", "/": "agent", "/agent": "agent", "/cdp": "cdp" };
 const REASONS: Readonly<Record<RefusedUpgrade["status"], string>> = {
+  400: "Bad Request",
   401: "Unauthorized",
   403: "Forbidden",
   404: "Not Found",
@@ -33,7 +34,7 @@ export function decideUpgrade(request: IncomingMessage, policy: AccessPolicy): A
   if (!endpoint) {
     return {
       status: 404,
-      message: `no WebSocket endpoint at ${url.pathname.slice(0, 100)}; orchestrators connect to /rpc, agents to / or /agent`,
+      message: `no WebSocket endpoint at ${url.pathname.slice(0, 100)}; orchestrators connect to /rpc (or raw CDP to /cdp), agents to / or /agent`,
     };
   }
   const decision = policy.decide(request, url, endpoint === "agent" ? "agent" : "orchestrator");

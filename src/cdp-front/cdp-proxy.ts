@@ -1,0 +1,457 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import type { Protocol } from "devtools-protocol";
+import type WebSocket from "ws";
+import { ProtocolError } from "../cdp/callback-registry.js";
+import type { CdpConnection } from "../cdp/connection.js";
+import type { CdpSession } from "../cdp/session.js";
+import { HubError } from "../errors.js";
+import { log } from "../log.js";
+import { RateLimit } from "../rpc/rate-limit.js";
+import { checkUrlAllowed } from "../runtime/url-policy.js";
+import type { HubServices } from "../services.js";
+import { BY_TARGET_ID, IN_CLIENT_CONTEXT, isBrowserScoped, isRefused } from "./cdp-rules.js";
+
+/** Who a /cdp connection acts for, and its limits. */
+export interface CdpProxyOptions {
+  services: HubServices;
+  clientId: string;
+  /** The connection made its client for itself: its tabs and context go with it. */
+  ephemeral: boolean;
+  maxInflight: number;
+  ratePerSec: number;
+  /** How long Chrome has to answer one command before the caller gets an error. */
+  commandTimeoutMs: number;
+}
+
+interface Frame {
+  id: number;
+  method: string;
+  params: Record<string, unknown>;
+  sessionId?: string;
+}
+
+interface HeldSession {
+  session: CdpSession;
+  /** The session it was auto-attached under (an iframe's or a worker's), if not attached at the browser level. */
+  parent?: string;
+}
+
+/** A CDP error answer, as Chrome words its own. */
+class CdpFailure extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const NO_SESSION = (): CdpFailure => new CdpFailure(-32001, "Session with given id not found.");
+const NO_TARGET = (): CdpFailure => new CdpFailure(-32602, "No target with given id found");
+
+/**
+ * One browser-level CDP connection at /cdp, acting for one client over the hub's own connection to Chrome: it sees
+ * and makes only the client's pages (its browser context is the caller's default one), its sessions are its own,
+ * and what would reach past the client is refused with a CDP error (docs/cdp.md).
+ */
+export class CdpProxy {
+  #ws: WebSocket;
+  #options: CdpProxyOptions;
+  #connection: CdpConnection;
+  #sessions = new Map<string, HeldSession>();
+  /** The client's pages this connection was told of (so their end is told too). */
+  #shown = new Set<string>();
+  /** The client's pages this connection auto-attached to, each settled once the caller has heard of its session. */
+  #attached = new Map<string, Promise<void>>();
+  #windows = new Set<number>();
+  #discover = false;
+  #autoAttach = false;
+  #running = 0;
+  #rate: RateLimit;
+  #context: Promise<string | undefined>;
+  #release: () => void;
+  #downloads: Promise<string> | null = null;
+  #unsubscribe: (() => void)[] = [];
+  #closed = false;
+
+  constructor(ws: WebSocket, options: CdpProxyOptions) {
+    this.#ws = ws;
+    this.#options = options;
+    this.#connection = options.services.browser.connection();
+    this.#rate = new RateLimit(options.ratePerSec);
+    const kept = options.services.clients.contexts.keep(options.clientId);
+    this.#context = kept.contextId;
+    this.#release = kept.release;
+    // A context that cannot be made fails the commands that need it, not the process.
+    this.#context.catch(() => undefined);
+    this.#listen();
+    ws.on("message", (data, isBinary) => this.#onFrame(isBinary ? null : data.toString()));
+    ws.on("close", () => void this.#dispose());
+  }
+
+  #listen(): void {
+    const connection = this.#connection;
+    const on = <
+      E extends
+        | "Target.targetCreated"
+        | "Target.targetInfoChanged"
+        | "Target.targetDestroyed"
+        | "Target.targetCrashed"
+        | "Target.detachedFromTarget",
+    >(
+      event: E,
+      listener: (params: never) => void,
+    ): void => {
+      connection.on(event, listener as never);
+      this.#unsubscribe.push(() => connection.off(event, listener as never));
+    };
+    on("Target.targetCreated", (event: Protocol.Target.TargetCreatedEvent) => this.#onTargetInfo(event.targetInfo, true));
+    on("Target.targetInfoChanged", (event: Protocol.Target.TargetInfoChangedEvent) => this.#onTargetInfo(event.targetInfo, false));
+    on("Target.targetDestroyed", (event: Protocol.Target.TargetDestroyedEvent) => this.#onTargetGone("Target.targetDestroyed", event));
+    on("Target.targetCrashed", (event: Protocol.Target.TargetCrashedEvent) => this.#onTargetGone("Target.targetCrashed", event));
+    on("Target.detachedFromTarget", (event: Protocol.Target.DetachedFromTargetEvent) => {
+      if (!this.#sessions.has(event.sessionId)) return;
+      this.#forget(event.sessionId);
+      this.#emit({ method: "Target.detachedFromTarget", params: event });
+    });
+    const lost = (): void => this.#ws.close(1011, "Chrome was lost; the hub is reconnecting: connect again shortly");
+    connection.once("disconnected", lost);
+    this.#unsubscribe.push(() => connection.off("disconnected", lost));
+  }
+
+  #onFrame(text: string | null): void {
+    const frame = text === null ? null : parseFrame(text);
+    if (!frame) {
+      const id = text === null ? undefined : idOf(text);
+      if (id !== undefined) this.#emit({ id, error: { code: -32600, message: "a command is {id, method, params?, sessionId?}" } });
+      return;
+    }
+    const refusal = this.#limit();
+    if (refusal) return this.#answer(frame, Promise.reject(refusal));
+    this.#running++;
+    this.#answer(
+      frame,
+      this.#run(frame).finally(() => this.#running--),
+    );
+  }
+
+  #limit(): CdpFailure | null {
+    if (this.#running >= this.#options.maxInflight)
+      return new CdpFailure(
+        -32000,
+        `${this.#options.maxInflight} commands of this connection are already running (MAX_INFLIGHT); send more as they are answered`,
+      );
+    const retryAfterMs = this.#rate.take();
+    if (retryAfterMs > 0)
+      return new CdpFailure(
+        -32000,
+        `more than ${this.#options.ratePerSec} commands a second on this connection (RATE_LIMIT_PER_SEC); retry in ${retryAfterMs} ms`,
+      );
+    return null;
+  }
+
+  #answer(frame: Frame, outcome: Promise<unknown>): void {
+    const session = frame.sessionId === undefined ? {} : { sessionId: frame.sessionId };
+    outcome.then(
+      (result) => this.#emit({ id: frame.id, result, ...session }),
+      (error: unknown) => this.#emit({ id: frame.id, error: wireError(error, frame.method), ...session }),
+    );
+  }
+
+  async #run({ method, params, sessionId }: Frame): Promise<unknown> {
+    if (isRefused(method)) throw refused(method);
+    if (sessionId === undefined) return this.#browserLevel(method, params);
+    if (!this.#sessions.has(sessionId)) throw NO_SESSION();
+    if (method === "Target.setAutoAttach" || (method === "Target.getTargetInfo" && params.targetId === undefined))
+      return this.#send(method, params, sessionId);
+    if (method === "Target.detachFromTarget") return this.#detach(params);
+    if (isBrowserScoped(method)) return this.#browserLevel(method, params);
+    if (method === "Page.navigate") this.#checkUrl(params.url);
+    return this.#send(method, params, sessionId);
+  }
+
+  async #browserLevel(method: string, params: Record<string, unknown>): Promise<unknown> {
+    if (IN_CLIENT_CONTEXT.has(method)) return this.#send(method, await this.#inContext(method, params));
+    if (BY_TARGET_ID.has(method) && !(method === "Target.getTargetInfo" && params.targetId === undefined)) {
+      this.#ownPage(params.targetId);
+      return this.#send(method, params);
+    }
+    switch (method) {
+      case "Browser.getVersion":
+      case "Target.getTargetInfo":
+        return this.#send(method, params);
+      case "Browser.close":
+        // Ends this connection only: the browser is the hub's, and other clients are on it.
+        setImmediate(() => this.#ws.close(1000, "Browser.close ends this connection; the hub's browser goes on"));
+        return {};
+      case "Target.getBrowserContexts":
+        // The client's context is the caller's default one, so there are no others.
+        return { browserContextIds: [] };
+      case "Target.getTargets": {
+        const { targetInfos } = (await this.#send(method, {})) as Protocol.Target.GetTargetsResponse;
+        return { targetInfos: targetInfos.filter((info) => this.#isOwnPage(info.targetId)) };
+      }
+      case "Target.setDiscoverTargets":
+        return this.#setDiscover(params.discover === true);
+      case "Target.setAutoAttach":
+        return this.#setAutoAttach(params);
+      case "Target.createTarget":
+        return this.#createTarget(params);
+      case "Target.attachToTarget":
+        if (params.flatten !== true)
+          throw new CdpFailure(-32602, "tabwire's /cdp serves flattened sessions only: attach with flatten: true");
+        return { sessionId: await this.#attach(this.#ownPage(params.targetId)) };
+      case "Target.detachFromTarget":
+        return this.#detach(params);
+      case "Browser.getWindowForTarget": {
+        const answer = (await this.#send(method, {
+          targetId: this.#ownPage(params.targetId),
+        })) as Protocol.Browser.GetWindowForTargetResponse;
+        this.#windows.add(answer.windowId);
+        return answer;
+      }
+      case "Browser.getWindowBounds":
+      case "Browser.setWindowBounds":
+        if (!this.#windows.has(params.windowId as number)) throw new CdpFailure(-32000, "Browser window not found");
+        return this.#send(method, params);
+      default:
+        throw refused(method);
+    }
+  }
+
+  /** The command's params with the client's context in place of the caller's; downloads go to a folder of the hub's. */
+  async #inContext(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { browserContextId: _named, ...rest } = params;
+    const contextId = await this.#context;
+    const scoped = contextId === undefined ? rest : { ...rest, browserContextId: contextId };
+    if (method === "Browser.setDownloadBehavior" && typeof params.downloadPath === "string") {
+      this.#downloads ??= mkdtemp(path.join(os.tmpdir(), "tabwire-cdp-downloads-"));
+      return { ...scoped, downloadPath: await this.#downloads };
+    }
+    return scoped;
+  }
+
+  async #createTarget(params: Record<string, unknown>): Promise<unknown> {
+    this.#checkUrl(params.url);
+    const contextId = await this.#context;
+    if (params.browserContextId !== undefined && params.browserContextId !== contextId) throw NO_CONTEXT();
+    const { browserContextId: _named, ...rest } = params;
+    const created = (await this.#send(
+      "Target.createTarget",
+      contextId === undefined ? rest : { ...rest, browserContextId: contextId },
+    )) as Protocol.Target.CreateTargetResponse;
+    // Chrome tells an auto-attaching client of the new page's session before its answer (Playwright counts on it).
+    if (this.#autoAttach) await this.#autoAttachTo(created.targetId);
+    return created;
+  }
+
+  /** Discovery as Chrome does it, of the client's pages only: those there now are told at once. */
+  async #setDiscover(discover: boolean): Promise<object> {
+    this.#discover = discover;
+    if (!discover) return {};
+    const { targetInfos } = (await this.#send("Target.getTargets", {})) as Protocol.Target.GetTargetsResponse;
+    for (const info of targetInfos) if (this.#isOwnPage(info.targetId)) this.#show(info);
+    return {};
+  }
+
+  /**
+   * Auto-attach at the browser level, to the client's pages only: the hub attaches this connection to each page there
+   * now and to each new one, and tells it as Chrome would (a page is never held waiting for this connection).
+   */
+  async #setAutoAttach(params: Record<string, unknown>): Promise<object> {
+    if (params.flatten !== true)
+      throw new CdpFailure(-32602, "tabwire's /cdp serves flattened sessions only: auto-attach with flatten: true");
+    this.#autoAttach = params.autoAttach === true;
+    if (!this.#autoAttach) return {};
+    const { targetInfos } = (await this.#send("Target.getTargets", {})) as Protocol.Target.GetTargetsResponse;
+    await Promise.all(targetInfos.filter((info) => this.#isOwnPage(info.targetId)).map((info) => this.#autoAttachTo(info.targetId)));
+    return {};
+  }
+
+  #autoAttachTo(targetId: string): Promise<void> {
+    let attached = this.#attached.get(targetId);
+    if (!attached) {
+      attached = this.#attach(targetId).then(
+        () => undefined,
+        (error: Error) => {
+          log.debug("a /cdp auto-attach failed", { targetId, error: error.message });
+        },
+      );
+      this.#attached.set(targetId, attached);
+    }
+    return attached;
+  }
+
+  /** Attaches this connection to one of the client's pages; the caller hears of the session before the answer. */
+  async #attach(targetId: string): Promise<string> {
+    const { targetInfo } = (await this.#send("Target.getTargetInfo", { targetId })) as Protocol.Target.GetTargetInfoResponse;
+    const { sessionId } = (await this.#send("Target.attachToTarget", {
+      targetId,
+      flatten: true,
+    })) as Protocol.Target.AttachToTargetResponse;
+    if (this.#closed) {
+      void this.#send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
+      throw new CdpFailure(-32000, "the connection closed");
+    }
+    this.#hold(sessionId, targetId);
+    this.#emit({
+      method: "Target.attachedToTarget",
+      params: { sessionId, targetInfo: { ...targetInfo, attached: true }, waitingForDebugger: false },
+    });
+    return sessionId;
+  }
+
+  /** Detaches one of this connection's sessions, on the session it was attached under (the browser, or its parent). */
+  async #detach(params: Record<string, unknown>): Promise<unknown> {
+    const sessionId = typeof params.sessionId === "string" ? params.sessionId : this.#sessionOf(params.targetId);
+    const held = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
+    if (!held || sessionId === undefined) throw NO_SESSION();
+    return this.#send("Target.detachFromTarget", { sessionId }, held.parent);
+  }
+
+  #sessionOf(targetId: unknown): string | undefined {
+    for (const [sessionId, held] of this.#sessions) if (held.session.targetId === targetId && held.parent === undefined) return sessionId;
+    return undefined;
+  }
+
+  /** Registers a session of this connection on the hub's connection, relaying its events. */
+  #hold(sessionId: string, targetId: string, parent?: string): void {
+    const session = this.#connection.createSession(sessionId, targetId);
+    session.tap = (method, params) => this.#onSessionEvent(sessionId, method, params);
+    this.#sessions.set(sessionId, { session, parent });
+  }
+
+  #onSessionEvent(sessionId: string, method: string, params: unknown): void {
+    if (method === "Target.attachedToTarget") {
+      const { sessionId: child, targetInfo } = params as Protocol.Target.AttachedToTargetEvent;
+      this.#hold(child, targetInfo.targetId, sessionId);
+    } else if (method === "Target.detachedFromTarget") {
+      this.#forget((params as Protocol.Target.DetachedFromTargetEvent).sessionId);
+    }
+    this.#emit({ method, params, sessionId });
+  }
+
+  /** Forgets a session and the sessions attached under it. */
+  #forget(sessionId: string): void {
+    if (!this.#sessions.delete(sessionId)) return;
+    this.#connection.dropSession(sessionId, new HubError("TARGET_CLOSED", "the /cdp session was detached"));
+    for (const [child, held] of [...this.#sessions]) if (held.parent === sessionId) this.#forget(child);
+  }
+
+  #onTargetInfo(info: Protocol.Target.TargetInfo, created: boolean): void {
+    if (!this.#isOwnPage(info.targetId)) return;
+    this.#show(info, created ? "Target.targetCreated" : "Target.targetInfoChanged");
+    if (created && this.#autoAttach) void this.#autoAttachTo(info.targetId);
+  }
+
+  #show(info: Protocol.Target.TargetInfo, method = "Target.targetCreated"): void {
+    const known = this.#shown.has(info.targetId);
+    this.#shown.add(info.targetId);
+    if (this.#discover)
+      this.#emit({
+        method: known && method === "Target.targetCreated" ? "Target.targetInfoChanged" : method,
+        params: { targetInfo: info },
+      });
+  }
+
+  #onTargetGone(method: string, event: { targetId: string }): void {
+    if (!this.#shown.delete(event.targetId)) return;
+    this.#attached.delete(event.targetId);
+    if (this.#discover) this.#emit({ method, params: event });
+  }
+
+  #isOwnPage(targetId: unknown): boolean {
+    const { browser, clients } = this.#options.services;
+    return typeof targetId === "string" && browser.page(targetId) !== undefined && clients.ownerOf(targetId) === this.#options.clientId;
+  }
+
+  /** The target id, when it names one of the client's pages; else Chrome's own "no target" error. */
+  #ownPage(targetId: unknown): string {
+    if (!this.#isOwnPage(targetId)) throw NO_TARGET();
+    return targetId as string;
+  }
+
+  #checkUrl(url: unknown): void {
+    if (typeof url !== "string") return;
+    try {
+      checkUrlAllowed(url, this.#options.services.config);
+    } catch (error) {
+      throw new CdpFailure(-32000, (error as Error).message);
+    }
+  }
+
+  #send(method: string, params: Record<string, unknown>, sessionId?: string): Promise<unknown> {
+    return this.#connection.rawSend({ method, params, sessionId }, { timeoutMs: this.#options.commandTimeoutMs });
+  }
+
+  #emit(message: object): void {
+    if (this.#closed || this.#ws.readyState !== this.#ws.OPEN) return;
+    this.#ws.send(JSON.stringify(message));
+  }
+
+  /** Ends the connection: its sessions detached, its hold on the context given back; an ephemeral client's tabs closed. */
+  async #dispose(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const unsubscribe of this.#unsubscribe) unsubscribe();
+    const topLevel = [...this.#sessions].filter(([, held]) => held.parent === undefined).map(([sessionId]) => sessionId);
+    for (const sessionId of [...this.#sessions.keys()]) this.#forget(sessionId);
+    if (!this.#connection.isClosed) {
+      await Promise.all(topLevel.map((sessionId) => this.#send("Target.detachFromTarget", { sessionId }).catch(() => undefined)));
+    }
+    const { services, clientId, ephemeral } = this.#options;
+    if (ephemeral && !this.#connection.isClosed) {
+      const tabs = services.browser.pages().filter((page) => services.clients.ownerOf(page.tabId) === clientId);
+      await Promise.all(tabs.map((tab) => this.#send("Target.closeTarget", { targetId: tab.tabId }).catch(() => undefined)));
+    }
+    this.#release();
+    if (ephemeral) services.clients.contexts.end(clientId);
+    if (this.#downloads) await rm(await this.#downloads, { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
+const NO_CONTEXT = (): CdpFailure =>
+  new CdpFailure(-32602, "Failed to find browser context with id: this connection has its client's context only");
+
+function refused(method: string): CdpFailure {
+  return new CdpFailure(
+    -32000,
+    `tabwire's /cdp refuses ${method.slice(0, 100)}: it reaches past this connection's client (docs/cdp.md lists what is refused)`,
+  );
+}
+
+/** An error as a CDP client reads it: Chrome's own for what Chrome refused, a hub timeout, or the refusal. */
+function wireError(error: unknown, method: string): { code: number; message: string } {
+  if (error instanceof CdpFailure) return { code: error.code, message: error.message };
+  if (error instanceof ProtocolError) return { code: error.protocolCode, message: error.protocolMessage };
+  if (error instanceof HubError) return { code: -32000, message: error.message };
+  log.warn("a /cdp command failed in the hub", { method, error: (error as Error).message });
+  return { code: -32603, message: "internal error; the hub logged the details" };
+}
+
+function parseFrame(text: string): Frame | null {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (typeof value !== "object" || value === null) return null;
+  const { id, method, params, sessionId } = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(id) || typeof method !== "string" || method.length > 200) return null;
+  if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) return null;
+  if (sessionId !== undefined && typeof sessionId !== "string") return null;
+  return { id: id as number, method, params: (params ?? {}) as Record<string, unknown>, ...(sessionId === undefined ? {} : { sessionId }) };
+}
+
+/** The id of a frame that is JSON but not a command, to answer it. */
+function idOf(text: string): number | undefined {
+  try {
+    const { id } = JSON.parse(text) as { id?: unknown };
+    return Number.isSafeInteger(id) ? (id as number) : undefined;
+  } catch {
+    return undefined;
+  }
+}

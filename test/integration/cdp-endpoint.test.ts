@@ -1,0 +1,281 @@
+import { expect } from "chai";
+import { chromium } from "playwright-core";
+import puppeteer, { type Browser as PuppeteerBrowser } from "puppeteer-core";
+import WebSocket from "ws";
+import type { Hub } from "../../src/hub.js";
+import { collect } from "../support/collect.js";
+import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
+import { connect, startTestHub } from "../support/test-hub.js";
+
+const FULL_TOKEN = "cdp-full-token";
+const ALPHA_TOKEN = "cdp-token-alpha";
+const BETA_TOKEN = "cdp-token-beta";
+
+/** The hub's /cdp WebSocket address, with a query. */
+const cdpUrl = (hub: Hub, query: string): string => `${hub.url}/cdp?${query}`;
+const httpUrl = (hub: Hub, path: string): string => `${hub.url.replace(/^ws/, "http")}${path}`;
+
+async function puppeteerAs(hub: Hub, token: string, query = ""): Promise<PuppeteerBrowser> {
+  return puppeteer.connect({ browserWSEndpoint: cdpUrl(hub, query), headers: { Authorization: `Bearer ${token}` }, defaultViewport: null });
+}
+
+/** A raw CDP connection to /cdp: one command at a time, its answer or its error. */
+class RawCdp {
+  #ws: WebSocket;
+  #next = 1;
+  #waiting = new Map<number, (message: Record<string, unknown>) => void>();
+  readonly events: Record<string, unknown>[] = [];
+
+  private constructor(ws: WebSocket) {
+    this.#ws = ws;
+    ws.on("message", (data) => {
+      const message = JSON.parse(data.toString()) as Record<string, unknown>;
+      if (typeof message.id === "number") this.#waiting.get(message.id)?.(message);
+      else this.events.push(message);
+    });
+  }
+
+  static open(url: string, token: string): Promise<RawCdp> {
+    const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${token}` } });
+    return new Promise((resolve, reject) => {
+      ws.once("open", () => resolve(new RawCdp(ws)));
+      ws.once("unexpected-response", (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
+      ws.once("error", reject);
+    });
+  }
+
+  send(method: string, params: object = {}, sessionId?: string): Promise<Record<string, unknown>> {
+    const id = this.#next++;
+    return new Promise((resolve) => {
+      this.#waiting.set(id, resolve);
+      this.#ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.#ws.readyState === WebSocket.OPEN;
+  }
+
+  close(): void {
+    this.#ws.close();
+  }
+}
+
+describe("/cdp: Puppeteer and Playwright connect to the hub, scoped to their client (real hub, real Chromium)", function () {
+  this.timeout(60_000);
+  let hub: Hub;
+  let site: FixtureServer;
+
+  before(async () => {
+    site = await startFixtureServer();
+    hub = await startTestHub({
+      HUB_TOKEN: FULL_TOKEN,
+      HUB_TOKENS: `${ALPHA_TOKEN}:alpha,${BETA_TOKEN}:beta`,
+      AUTH_KEY: "cdp-agent-key",
+    });
+  });
+  after(async () => {
+    await hub?.stop();
+    await site?.close();
+  });
+
+  it("puppeteer-core: opens a fixture page, evaluates, clicks, types, screenshots, reads cookies and closes it", async () => {
+    const browser = await puppeteerAs(hub, ALPHA_TOKEN);
+    try {
+      const page = await browser.newPage();
+      await page.goto(site.url("set-cookie?name=session&value=alpha-secret"));
+      await page.goto(site.url("form.html"));
+      expect(await page.evaluate("document.title")).to.equal("Form Fixture");
+      await page.click("#email", { clickCount: 3 });
+      await page.type("#email", "grace@example.com");
+      await page.click("#submit");
+      expect(await page.$eval("#status", (element) => element.textContent)).to.equal("submitted grace@example.com");
+      const png = await page.screenshot();
+      expect(Buffer.from(png).subarray(1, 4).toString("latin1")).to.equal("PNG");
+      const cookies = await page.cookies();
+      expect(cookies.find((cookie) => cookie.name === "session")).to.include({ value: "alpha-secret", httpOnly: true });
+      await page.close();
+      expect((await browser.pages()).map((each) => each.url())).to.not.include(site.url("form.html"));
+    } finally {
+      await browser.disconnect();
+    }
+  });
+
+  it("playwright-core: connectOverCDP with the token in a header, the client's context as its first, page driven, cookies read", async () => {
+    const browser = await chromium.connectOverCDP(httpUrl(hub, "/cdp"), { headers: { Authorization: `Bearer ${BETA_TOKEN}` } });
+    try {
+      const context = browser.contexts()[0]!;
+      const page = await context.newPage();
+      await page.goto(site.url("set-cookie?name=session&value=beta-secret"));
+      await page.goto(site.url("form.html"));
+      await page.fill("#email", "beta@example.com");
+      await page.click("#submit");
+      expect(await page.textContent("#status")).to.equal("submitted beta@example.com");
+      expect((await page.screenshot()).subarray(1, 4).toString("latin1")).to.equal("PNG");
+      const cookies = await context.cookies();
+      expect(cookies.map((cookie) => `${cookie.name}=${cookie.value}`)).to.include("session=beta-secret");
+      await page.close();
+    } finally {
+      await browser.close();
+    }
+  });
+
+  it("a second client's pages and cookies never appear; the tab Puppeteer opened answers evaluate over /rpc as its client's", async () => {
+    const alpha = await puppeteerAs(hub, ALPHA_TOKEN);
+    const beta = await chromium.connectOverCDP(httpUrl(hub, "/cdp"), { headers: { Authorization: `Bearer ${BETA_TOKEN}` } });
+    const rpc = await connect(hub, { token: ALPHA_TOKEN });
+    try {
+      const alphaPage = await alpha.newPage();
+      await alphaPage.goto(site.url("set-cookie?name=only&value=alpha"));
+      await alphaPage.goto(site.url("form.html"));
+      const betaPage = await beta.contexts()[0]!.newPage();
+      await betaPage.goto(site.url("index.html"));
+      expect((await alpha.pages()).map((page) => page.url())).to.not.include(site.url("index.html"));
+      expect(beta.contexts()).to.have.length(1);
+      expect(
+        beta
+          .contexts()[0]!
+          .pages()
+          .map((page) => page.url()),
+      ).to.not.include(site.url("form.html"));
+      expect((await beta.contexts()[0]!.cookies()).map((cookie) => cookie.name)).to.not.include("only");
+      const { tabs } = (await rpc.call("tabs.list", {})) as { tabs: { target: string; url: string }[] };
+      const opened = tabs.find((tab) => tab.url === site.url("form.html"));
+      expect(opened?.target).to.match(/^alpha:/);
+      expect(tabs.map((tab) => tab.url)).to.not.include(site.url("index.html"));
+      const { value } = (await rpc.call("evaluate", { target: opened!.target, expression: "document.title" })) as { value: string };
+      expect(value).to.equal("Form Fixture");
+    } finally {
+      await rpc.close();
+      await alpha.disconnect();
+      await beta.close();
+    }
+  });
+
+  it("browser.close() from a client ends its connection only: the hub, the other client and the client's own tabs go on", async () => {
+    const gamma = await puppeteerAs(hub, FULL_TOKEN, "clientId=gamma");
+    const delta = await puppeteerAs(hub, FULL_TOKEN, "clientId=delta");
+    const page = await gamma.newPage();
+    await page.goto(site.url("index.html"));
+    await gamma.close();
+    const other = await delta.newPage();
+    await other.goto(site.url("form.html"));
+    expect(await other.evaluate("document.title")).to.equal("Form Fixture");
+    await delta.disconnect();
+    const rpc = await connect(hub, { token: FULL_TOKEN });
+    try {
+      const { tabs } = (await rpc.call("tabs.list", { clientId: "gamma" })) as { tabs: { url: string }[] };
+      expect(tabs.map((tab) => tab.url)).to.include(site.url("index.html"));
+    } finally {
+      await rpc.close();
+    }
+  });
+
+  it("an ephemeral connection's context and tabs go with it", async () => {
+    const rpc = await connect(hub, { token: FULL_TOKEN });
+    const browser = await puppeteerAs(hub, FULL_TOKEN, "ephemeral=true");
+    try {
+      await rpc.call("events.subscribe", { topics: ["tabs"] });
+      const page = await browser.newPage();
+      await page.goto(site.url("index.html"));
+      const { tabs } = (await rpc.call("tabs.list", {})) as { tabs: { target: string; url: string }[] };
+      const mine = tabs.filter((tab) => tab.target.startsWith("cdp-"));
+      expect(mine).to.have.length(1);
+      const closed = collect<{ target: string }>(rpc, "tab.closed", {
+        done: (all) => all.some((event) => event.target === mine[0]!.target),
+        timeoutMs: 10_000,
+      });
+      await browser.disconnect();
+      await closed;
+      const after = (await rpc.call("tabs.list", {})) as { tabs: { target: string }[] };
+      expect(after.tabs.filter((tab) => tab.target.startsWith("cdp-"))).to.deep.equal([]);
+    } finally {
+      await rpc.close();
+    }
+  });
+
+  it("attack: a token scoped to beta reaches none of alpha's targets by any Target method, nor its sessions, nor the browser", async () => {
+    const alpha = await puppeteerAs(hub, ALPHA_TOKEN);
+    const page = await alpha.newPage();
+    await page.goto(site.url("form.html"));
+    const rpc = await connect(hub, { token: ALPHA_TOKEN });
+    const { tabs } = (await rpc.call("tabs.list", {})) as { tabs: { target: string }[] };
+    await rpc.close();
+    const targetId = tabs[0]!.target.split(":")[1]!;
+    const alphaSession = (await page.createCDPSession()).id();
+    const beta = await RawCdp.open(cdpUrl(hub, ""), BETA_TOKEN);
+    try {
+      const refusedByTarget = [
+        ["Target.attachToTarget", { targetId, flatten: true }],
+        ["Target.activateTarget", { targetId }],
+        ["Target.closeTarget", { targetId }],
+        ["Target.getTargetInfo", { targetId }],
+        ["Target.detachFromTarget", { targetId }],
+        ["Target.detachFromTarget", { sessionId: alphaSession }],
+        ["Target.autoAttachRelated", { targetId, waitForDebuggerOnStart: false }],
+        ["Target.exposeDevToolsProtocol", { targetId }],
+        ["Target.sendMessageToTarget", { targetId, message: "{}" }],
+        ["Target.attachToBrowserTarget", {}],
+        ["Target.createBrowserContext", {}],
+        ["Target.disposeBrowserContext", { browserContextId: "any" }],
+        ["Target.openDevTools", { targetId }],
+        ["Target.setRemoteLocations", { locations: [] }],
+        ["Browser.getWindowForTarget", { targetId }],
+        ["Browser.crash", {}],
+        ["Browser.getBrowserCommandLine", {}],
+        ["SystemInfo.getProcessInfo", {}],
+        ["Target.createTarget", { url: "about:blank", browserContextId: "not-mine" }],
+        ["Target.createTarget", { url: "file:///etc/passwd" }],
+      ] as const;
+      for (const [method, params] of refusedByTarget) {
+        const answer = await beta.send(method, params);
+        expect(answer.error, method).to.be.an("object");
+        expect(answer.result, method).to.equal(undefined);
+      }
+      // Commands on alpha's session id are unknown to beta's connection.
+      const hijack = await beta.send("Runtime.evaluate", { expression: "document.title" }, alphaSession);
+      expect(hijack.error).to.deep.include({ message: "Session with given id not found." });
+      const { targetInfos } = (await beta.send("Target.getTargets")).result as { targetInfos: { targetId: string }[] };
+      expect(targetInfos.map((info) => info.targetId)).to.not.include(targetId);
+      await beta.send("Target.setDiscoverTargets", { discover: true });
+      await beta.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
+      const seen = beta.events.filter((event) => JSON.stringify(event).includes(targetId));
+      expect(seen).to.deep.equal([]);
+      // The hub, alpha and beta's connection all go on.
+      expect(beta.isOpen).to.equal(true);
+      expect(await page.evaluate("document.title")).to.equal("Form Fixture");
+      const closed = await beta.send("Browser.close");
+      expect(closed.result).to.deep.equal({});
+    } finally {
+      beta.close();
+      await alpha.disconnect();
+    }
+  });
+
+  it("a stranger, a wrong token, a foreign Origin and a token naming another client are refused before any CDP", async () => {
+    await expectRefused(RawCdp.open(cdpUrl(hub, ""), "wrong"), 401);
+    await expectRefused(RawCdp.open(cdpUrl(hub, "clientId=alpha"), BETA_TOKEN), 403);
+    const foreign = new WebSocket(cdpUrl(hub, ""), { headers: { Authorization: `Bearer ${FULL_TOKEN}`, Origin: "http://evil.example" } });
+    await expectRefused(
+      new Promise((resolve, reject) => {
+        foreign.once("open", resolve);
+        foreign.once("unexpected-response", (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
+      }),
+      403,
+    );
+    expect((await fetch(httpUrl(hub, "/cdp/json/version"))).status).to.equal(401);
+    const version = (await (
+      await fetch(httpUrl(hub, "/cdp/json/version?clientId=alpha"), { headers: { Authorization: `Bearer ${ALPHA_TOKEN}` } })
+    ).json()) as { Browser: string; webSocketDebuggerUrl: string };
+    expect(version.Browser).to.match(/Chrom/);
+    expect(version.webSocketDebuggerUrl).to.match(/\/cdp\?clientId=alpha$/);
+  });
+});
+
+async function expectRefused(opening: Promise<unknown>, status: number): Promise<void> {
+  const outcome = await opening.then(
+    () => "opened",
+    (error: Error) => error.message,
+  );
+  expect(outcome).to.equal(`HTTP ${status}`);
+}
