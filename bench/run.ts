@@ -6,6 +6,7 @@ import { actionFigures } from "./actions-figure.js";
 import { agentFigures } from "./agent-figure.js";
 import { writeChart } from "./chart.js";
 import type { BenchContext } from "./compare.js";
+import { cdpEndpointFigure } from "./cdp-endpoint-figure.js";
 import { clusterFigure } from "./cluster-figure.js";
 import { connectPerCommandFigure } from "./connect-per-command-figure.js";
 import { consoleFigures } from "./console-figure.js";
@@ -56,6 +57,7 @@ function steps(
     ["evaluate vs raw CDP", () => evaluateFigure(context)],
     ["evaluate vs puppeteer-core", () => puppeteerFigure(context)],
     ["evaluate vs playwright-core", () => playwrightFigure(context)],
+    ["cdp endpoint: puppeteer-core through /cdp against straight on Chrome", () => cdpEndpointFigure(context, hubUrl)],
     ["evaluate vs connect-per-command", () => connectPerCommandFigure(context)],
     ["evaluate throughput", () => throughputFigure(context)],
     ["the hot path against a bare relay process", () => hotPathFigures(context, hubPid)],

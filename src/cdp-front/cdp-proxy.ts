@@ -3,6 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import type { Protocol } from "devtools-protocol";
 import type WebSocket from "ws";
+import { Budget } from "../budget.js";
 import { ProtocolError } from "../cdp/callback-registry.js";
 import type { CdpConnection } from "../cdp/connection.js";
 import type { CdpSession } from "../cdp/session.js";
@@ -382,8 +383,14 @@ export class CdpProxy {
     }
   }
 
-  #send(method: string, params: Record<string, unknown>, sessionId?: string): Promise<unknown> {
-    return this.#connection.rawSend({ method, params, sessionId }, { timeoutMs: this.#options.commandTimeoutMs });
+  async #send(method: string, params: Record<string, unknown>, sessionId?: string): Promise<unknown> {
+    // A budget rides the hub's shared deadline queue: cheaper per command than a timer of its own.
+    const budget = new Budget(this.#options.commandTimeoutMs);
+    try {
+      return await this.#connection.rawSend({ method, params, sessionId }, { budget });
+    } finally {
+      budget.dispose();
+    }
   }
 
   #emit(message: object): void {

@@ -52,6 +52,14 @@ class RawCdp {
     });
   }
 
+  /** Sends a frame as it is, and waits for the answer to `id`. */
+  sendRaw(text: string, id: number): Promise<Record<string, unknown>> {
+    return new Promise((resolve) => {
+      this.#waiting.set(id, resolve);
+      this.#ws.send(text);
+    });
+  }
+
   get isOpen(): boolean {
     return this.#ws.readyState === WebSocket.OPEN;
   }
@@ -145,6 +153,10 @@ describe("/cdp: Puppeteer and Playwright connect to the hub, scoped to their cli
       expect(tabs.map((tab) => tab.url)).to.not.include(site.url("index.html"));
       const { value } = (await rpc.call("evaluate", { target: opened!.target, expression: "document.title" })) as { value: string };
       expect(value).to.equal("Form Fixture");
+      const { text } = (await rpc.call("snapshot", { target: opened!.target })) as { text: string };
+      expect(text).to.match(/button "Submit" \[ref=e\d+\]/);
+      await rpc.call("click", { target: opened!.target, selector: "#submit" });
+      expect(await alphaPage.$eval("#status", (element) => element.textContent)).to.equal("submitted ada@example.com");
     } finally {
       await rpc.close();
       await alpha.disconnect();
@@ -252,6 +264,25 @@ describe("/cdp: Puppeteer and Playwright connect to the hub, scoped to their cli
     }
   });
 
+  it("bad frames get CDP errors and the connection goes on; its commands are limited and it is counted in /metrics", async () => {
+    const limited = await startTestHub({ HUB_TOKEN: FULL_TOKEN, AUTH_KEY: "cdp-agent-key", RATE_LIMIT_PER_SEC: "5" });
+    const raw = await RawCdp.open(cdpUrl(limited, ""), FULL_TOKEN);
+    try {
+      const metrics = await (await fetch(httpUrl(limited, "/metrics"), { headers: { authorization: `Bearer ${FULL_TOKEN}` } })).text();
+      expect(metrics).to.match(/^tabwire_connections\{kind="cdp"\} 1$/m);
+      const answers = await Promise.all(Array.from({ length: 12 }, () => raw.send("Browser.getVersion")));
+      const limitedOnes = answers.filter((answer) => /RATE_LIMIT_PER_SEC/.test(JSON.stringify(answer.error ?? "")));
+      expect(limitedOnes.length).to.be.greaterThan(0);
+      expect(answers.filter((answer) => answer.result !== undefined).length).to.be.greaterThan(0);
+      const bad = await raw.sendRaw('{"id": 99, "method": 42}', 99);
+      expect(bad.error).to.deep.include({ code: -32600 });
+      expect(raw.isOpen).to.equal(true);
+    } finally {
+      raw.close();
+      await limited.stop();
+    }
+  });
+
   it("a stranger, a wrong token, a foreign Origin and a token naming another client are refused before any CDP", async () => {
     await expectRefused(RawCdp.open(cdpUrl(hub, ""), "wrong"), 401);
     await expectRefused(RawCdp.open(cdpUrl(hub, "clientId=alpha"), BETA_TOKEN), 403);
@@ -269,6 +300,11 @@ describe("/cdp: Puppeteer and Playwright connect to the hub, scoped to their cli
     ).json()) as { Browser: string; webSocketDebuggerUrl: string };
     expect(version.Browser).to.match(/Chrom/);
     expect(version.webSocketDebuggerUrl).to.match(/\/cdp\?clientId=alpha$/);
+    // Puppeteer's browserURL asks at the root.
+    const root = (await (await fetch(httpUrl(hub, "/json/version"), { headers: { Authorization: `Bearer ${FULL_TOKEN}` } })).json()) as {
+      webSocketDebuggerUrl: string;
+    };
+    expect(root.webSocketDebuggerUrl).to.equal(`${hub.url}/cdp`);
   });
 });
 
