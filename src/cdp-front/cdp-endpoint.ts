@@ -40,9 +40,10 @@ export function cdpClientOf(grant: Grant, url: URL, services: HubServices): CdpC
 
 /** Serves one accepted /cdp WebSocket as its client, with the hub's per-connection limits. */
 export function openCdpProxy(ws: WebSocket, choice: { clientId: string; ephemeral: boolean }, services: HubServices): void {
-  const { maxInflight, ratePerSec } = services.config;
+  const { maxInflight, ratePerSec, sendHighWaterBytes: highWaterBytes, slowReaderTimeoutMs } = services.config;
   try {
-    new CdpProxy(ws, { services, ...choice, maxInflight, ratePerSec, commandTimeoutMs: COMMAND_TIMEOUT_MS });
+    const limits = { maxInflight, ratePerSec, highWaterBytes, slowReaderTimeoutMs, commandTimeoutMs: COMMAND_TIMEOUT_MS };
+    new CdpProxy(ws, { services, ...choice, ...limits });
   } catch (error) {
     ws.close(1011, (error as Error).message.slice(0, 120));
   }

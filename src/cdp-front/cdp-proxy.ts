@@ -24,6 +24,9 @@ export interface CdpProxyOptions {
   ratePerSec: number;
   /** How long Chrome has to answer one command before the caller gets an error. */
   commandTimeoutMs: number;
+  /** A caller that leaves more than this unread for slowReaderTimeoutMs is disconnected. */
+  highWaterBytes: number;
+  slowReaderTimeoutMs: number;
 }
 
 interface Frame {
@@ -75,6 +78,7 @@ export class CdpProxy {
   #release: () => void;
   #downloads: Promise<string> | null = null;
   #unsubscribe: (() => void)[] = [];
+  #overSince: number | null = null;
   #closed = false;
 
   constructor(ws: WebSocket, options: CdpProxyOptions) {
@@ -396,6 +400,24 @@ export class CdpProxy {
   #emit(message: object): void {
     if (this.#closed || this.#ws.readyState !== this.#ws.OPEN) return;
     this.#ws.send(JSON.stringify(message));
+    this.#watchReader();
+  }
+
+  /** A caller that stops reading (its page's events pile up in the hub) is disconnected after SLOW_READER_TIMEOUT_MS. */
+  #watchReader(): void {
+    if (this.#ws.bufferedAmount <= this.#options.highWaterBytes) {
+      this.#overSince = null;
+      return;
+    }
+    const now = Date.now();
+    this.#overSince ??= now;
+    if (now - this.#overSince > this.#options.slowReaderTimeoutMs) {
+      log.warn("closing a /cdp connection that stopped reading", {
+        clientId: this.#options.clientId,
+        bufferedBytes: this.#ws.bufferedAmount,
+      });
+      this.#ws.terminate();
+    }
   }
 
   /** Ends the connection: its sessions detached, its hold on the context given back; an ephemeral client's tabs closed. */

@@ -209,6 +209,7 @@ describe("/cdp: Puppeteer and Playwright connect to the hub, scoped to their cli
   it("attack: a token scoped to beta reaches none of alpha's targets by any Target method, nor its sessions, nor the browser", async () => {
     const alpha = await puppeteerAs(hub, ALPHA_TOKEN);
     const page = await alpha.newPage();
+    await page.goto(site.url("set-cookie?name=alpha-only&value=secret"));
     await page.goto(site.url("form.html"));
     const rpc = await connect(hub, { token: ALPHA_TOKEN });
     const { tabs } = (await rpc.call("tabs.list", {})) as { tabs: { target: string }[] };
@@ -253,6 +254,15 @@ describe("/cdp: Puppeteer and Playwright connect to the hub, scoped to their cli
       await beta.send("Target.setAutoAttach", { autoAttach: true, waitForDebuggerOnStart: true, flatten: true });
       const seen = beta.events.filter((event) => JSON.stringify(event).includes(targetId));
       expect(seen).to.deep.equal([]);
+      // beta's own page, asked for every cookie it can see, and the browser-level cookie jar beta's context is.
+      const created = (await beta.send("Target.createTarget", { url: "about:blank" })).result as { targetId: string };
+      const { sessionId } = (await beta.send("Target.attachToTarget", { targetId: created.targetId, flatten: true })).result as {
+        sessionId: string;
+      };
+      const pageCookies = await beta.send("Network.getAllCookies", {}, sessionId);
+      const jar = await beta.send("Storage.getCookies", { browserContextId: "alpha-context-guess" });
+      for (const answer of [pageCookies, jar]) expect(JSON.stringify(answer)).to.not.include("alpha-only");
+      expect(jar.result).to.be.an("object");
       // The hub, alpha and beta's connection all go on.
       expect(beta.isOpen).to.equal(true);
       expect(await page.evaluate("document.title")).to.equal("Form Fixture");
