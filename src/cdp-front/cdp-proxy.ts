@@ -4,7 +4,6 @@ import path from "node:path";
 import type { Protocol } from "devtools-protocol";
 import type WebSocket from "ws";
 import { Budget } from "../budget.js";
-import { ProtocolError } from "../cdp/callback-registry.js";
 import type { CdpConnection } from "../cdp/connection.js";
 import type { CdpSession } from "../cdp/session.js";
 import { HubError } from "../errors.js";
@@ -12,6 +11,7 @@ import { log } from "../log.js";
 import { RateLimit } from "../rpc/rate-limit.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
 import type { HubServices } from "../services.js";
+import { CdpFailure, idOf, NO_CONTEXT, NO_SESSION, NO_TARGET, parseFrame, refused, wireError, type Frame } from "./cdp-frames.js";
 import { BY_TARGET_ID, IN_CLIENT_CONTEXT, isBrowserScoped, isRefused } from "./cdp-rules.js";
 
 /** Who a /cdp connection acts for, and its limits. */
@@ -29,31 +29,11 @@ export interface CdpProxyOptions {
   slowReaderTimeoutMs: number;
 }
 
-interface Frame {
-  id: number;
-  method: string;
-  params: Record<string, unknown>;
-  sessionId?: string;
-}
-
 interface HeldSession {
   session: CdpSession;
   /** The session it was auto-attached under (an iframe's or a worker's), if not attached at the browser level. */
   parent?: string;
 }
-
-/** A CDP error answer, as Chrome words its own. */
-class CdpFailure extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-const NO_SESSION = (): CdpFailure => new CdpFailure(-32001, "Session with given id not found.");
-const NO_TARGET = (): CdpFailure => new CdpFailure(-32602, "No target with given id found");
 
 /**
  * One browser-level CDP connection at /cdp, acting for one client over the hub's own connection to Chrome: it sees
@@ -438,49 +418,5 @@ export class CdpProxy {
     this.#release();
     if (ephemeral) services.clients.contexts.end(clientId);
     if (this.#downloads) await rm(await this.#downloads, { recursive: true, force: true }).catch(() => undefined);
-  }
-}
-
-const NO_CONTEXT = (): CdpFailure =>
-  new CdpFailure(-32602, "Failed to find browser context with id: this connection has its client's context only");
-
-function refused(method: string): CdpFailure {
-  return new CdpFailure(
-    -32000,
-    `tabwire's /cdp refuses ${method.slice(0, 100)}: it reaches past this connection's client (docs/cdp.md lists what is refused)`,
-  );
-}
-
-/** An error as a CDP client reads it: Chrome's own for what Chrome refused, a hub timeout, or the refusal. */
-function wireError(error: unknown, method: string): { code: number; message: string } {
-  if (error instanceof CdpFailure) return { code: error.code, message: error.message };
-  if (error instanceof ProtocolError) return { code: error.protocolCode, message: error.protocolMessage };
-  if (error instanceof HubError) return { code: -32000, message: error.message };
-  log.warn("a /cdp command failed in the hub", { method, error: (error as Error).message });
-  return { code: -32603, message: "internal error; the hub logged the details" };
-}
-
-function parseFrame(text: string): Frame | null {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  if (typeof value !== "object" || value === null) return null;
-  const { id, method, params, sessionId } = value as Record<string, unknown>;
-  if (!Number.isSafeInteger(id) || typeof method !== "string" || method.length > 200) return null;
-  if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) return null;
-  if (sessionId !== undefined && typeof sessionId !== "string") return null;
-  return { id: id as number, method, params: (params ?? {}) as Record<string, unknown>, ...(sessionId === undefined ? {} : { sessionId }) };
-}
-
-/** The id of a frame that is JSON but not a command, to answer it. */
-function idOf(text: string): number | undefined {
-  try {
-    const { id } = JSON.parse(text) as { id?: unknown };
-    return Number.isSafeInteger(id) ? (id as number) : undefined;
-  } catch {
-    return undefined;
   }
 }
