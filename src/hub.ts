@@ -27,6 +27,7 @@ import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
 import { answerCdpJson, cdpClientOf, openCdpProxy, wantsCdpJson } from "./cdp-front/cdp-endpoint.js";
 import { McpFront, type McpFrontOptions } from "./mcp/mcp-front.js";
+import { TabEmulation } from "./runtime/tab-emulation.js";
 import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
 
@@ -134,7 +135,8 @@ function buildServices(config: Config): HubServices {
   const eventTopics = new EventTopics(clients, consoleStream, agents);
   const metrics = new HubMetrics({ browser, pool, console: consoleStream });
   const uploads = new UploadFolder(browser, config.maxUploadBytes);
-  return { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics, uploads };
+  const emulation = new TabEmulation(pool, browser);
+  return { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics, uploads, emulation };
 }
 
 /** What taking WebSocket upgrades needs: the parts, who may come in, the two routers, and the open sockets. */

@@ -8,6 +8,7 @@ import { formatTarget, parseTarget } from "./target-id.js";
 import { runAction, type ActionScope } from "./runtime/act.js";
 import type { ActionOutcome } from "./runtime/action-watch.js";
 import type { UploadFolder } from "./runtime/upload-folder.js";
+import type { TabEmulation } from "./runtime/tab-emulation.js";
 import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
@@ -28,6 +29,8 @@ export interface HubServices {
   metrics: HubMetrics;
   /** Files callers upload, kept per tab until it closes. */
   uploads: UploadFolder;
+  /** Each tab's emulation and network conditions, set again on its new session when the pool replaces one. */
+  emulation: TabEmulation;
   /** Cluster (Redis): the whole cluster for the listings; absent when REDIS_URL is unset. */
   cluster?: ClusterView;
 }

@@ -25,6 +25,7 @@ export class SessionPool extends EventEmitter<{ attached: [tab: TabSession] }> {
   #ready = new Map<string, TabSession>();
   #attaches = 0;
   #terminations = 0;
+  #attachSteps: ((tab: TabSession) => Promise<void>)[] = [];
 
   constructor(browser: Browser, options: SessionPoolOptions) {
     super();
@@ -59,6 +60,14 @@ export class SessionPool extends EventEmitter<{ attached: [tab: TabSession] }> {
     }
   }
 
+  /**
+   * Adds what every new session of a tab runs before any call gets it (the tab's emulation set again, say); a step
+   * that fails is logged, and the session is handed out all the same.
+   */
+  onAttach(step: (tab: TabSession) => Promise<void>): void {
+    this.#attachSteps.push(step);
+  }
+
   /** Counters: sessions attached since start, live now, and scripts stopped with terminateExecution since start. */
   stats(): { attaches: number; live: number; terminations: number } {
     return { attaches: this.#attaches, live: this.#ready.size, terminations: this.#terminations };
@@ -86,6 +95,11 @@ export class SessionPool extends EventEmitter<{ attached: [tab: TabSession] }> {
       const connection = this.#browser.connection();
       const tab = await TabSession.open(connection, tabId, settings);
       this.#attaches++;
+      await Promise.all(
+        this.#attachSteps.map((step) =>
+          step(tab).catch((error: Error) => log.warn("a step of a new tab session failed", { tabId, error: error.message })),
+        ),
+      );
       if (!this.#sessions.has(tabId) || !this.#browser.page(tabId)) {
         // The tab closed (or Chrome went) while it was being attached: the session is of no use to anyone.
         const gone = new HubError("TARGET_CLOSED", `tab ${tabId} closed while the hub attached to it`);

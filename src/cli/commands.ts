@@ -3,6 +3,7 @@ import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { TabwireClient } from "../client/index.js";
 import { ACTION_COMMANDS } from "./action-commands.js";
+import { STATE_COMMANDS } from "./state-commands.js";
 import { activeTab, connectHub, describeFailure, type CliIo } from "./cli-support.js";
 import { CliError } from "./eval-options.js";
 
@@ -74,6 +75,7 @@ const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]
   },
   console: { options: { follow: { type: "boolean" }, level: { type: "string", multiple: true } }, run: consoleCommand },
   ...ACTION_COMMANDS,
+  ...STATE_COMMANDS,
   agent: {
     options: {},
     run: async ({ client, positionals: [verb, ...task], target }) => {

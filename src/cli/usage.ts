@@ -1,4 +1,5 @@
 import { ACTION_HELP } from "./action-commands.js";
+import { STATE_HELP } from "./state-commands.js";
 
 /** What `tabwire --help` prints. */
 export const USAGE = `tabwire: a WebSocket JSON-RPC hub for driving Chrome tabs
@@ -12,7 +13,8 @@ Usage:
   tabwire click REF    tabwire type TEXT    tabwire press KEY    tabwire fill REF VALUE    tabwire select REF VALUE...
   tabwire upload REF FILE...    tabwire wait --text T | --selector CSS | --url GLOB | --load STATE
   tabwire screenshot [-o FILE] [--full-page] [--format png|jpeg|webp] [--selector CSS]
-  tabwire console [--follow] [--level LEVEL]
+  tabwire console [--follow] [--level LEVEL]    tabwire pdf [-o FILE] [--format A4] [--landscape]
+  tabwire cookies [list | set NAME=VALUE --url URL | clear]    tabwire state export > state.json | import state.json
   tabwire agent run "task"
   tabwire --version   print the version
   tabwire COMMAND --help   the options of one command
@@ -70,6 +72,7 @@ ${COMMON}`,
       `${help}\n  --timeout 30s|500ms|N      the whole budget of the call (exit 4 past it)\n${COMMON}`,
     ]),
   ),
+  ...Object.fromEntries(Object.entries(STATE_HELP).map(([name, help]) => [name, `${help}\n${COMMON}`])),
   content: `tabwire content [--text]: the tab's HTML (or, with --text, its visible text)\n${COMMON}`,
   screenshot: `tabwire screenshot: capture the tab, write the image and print its path and size
   -o FILE, --output FILE     where to write it (default screenshot-<time>.<format> here)

@@ -11,21 +11,28 @@ import { consoleList } from "./console-list.js";
 import { consoleSubscribe } from "./console-subscribe.js";
 import { consoleUnsubscribe } from "./console-unsubscribe.js";
 import { content } from "./content.js";
+import { cookiesClear } from "./cookies-clear.js";
 import { cookiesGet } from "./cookies-get.js";
+import { cookiesSet } from "./cookies-set.js";
 import { dialogHandle } from "./dialog-handle.js";
 import { drag } from "./drag.js";
+import { emulate } from "./emulate.js";
 import { evaluate } from "./evaluate.js";
 import { eventsSubscribe } from "./events-subscribe.js";
 import { fillForm } from "./fill-form.js";
 import { fill } from "./fill.js";
 import { hover } from "./hover.js";
 import { navigate } from "./navigate.js";
+import { networkConditions } from "./network-conditions.js";
+import { pdf } from "./pdf.js";
 import { ping } from "./ping.js";
 import { press } from "./press.js";
 import { screenshot } from "./screenshot.js";
 import { scroll } from "./scroll.js";
 import { select } from "./select.js";
 import { snapshot } from "./snapshot.js";
+import { stateExport } from "./state-export.js";
+import { stateImport } from "./state-import.js";
 import { tabsActivate } from "./tabs-activate.js";
 import { tabsClose } from "./tabs-close.js";
 import { tabsList } from "./tabs-list.js";
@@ -53,7 +60,14 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "console.unsubscribe": consoleUnsubscribe,
   "console.list": consoleList,
   "events.subscribe": eventsSubscribe,
+  emulate,
+  "network.conditions": networkConditions,
+  pdf,
   "cookies.get": cookiesGet,
+  "cookies.set": cookiesSet,
+  "cookies.clear": cookiesClear,
+  "state.export": stateExport,
+  "state.import": stateImport,
   "agent.run": agentRun,
   "agent.call": agentCall,
   click,

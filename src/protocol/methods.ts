@@ -22,7 +22,14 @@ interface MethodDefaults {
   "console.unsubscribe": never;
   "console.list": "limit" | "sinceNavigation";
   "events.subscribe": never;
+  emulate: never;
+  "network.conditions": never;
+  pdf: never;
   "cookies.get": never;
+  "cookies.set": never;
+  "cookies.clear": never;
+  "state.export": never;
+  "state.import": never;
   "agent.run": "tool";
   "agent.call": "params";
   click: "button" | "clickCount" | "modifiers";
@@ -79,7 +86,14 @@ export const METHOD_NAMES = [
   "console.unsubscribe",
   "console.list",
   "events.subscribe",
+  "emulate",
+  "network.conditions",
+  "pdf",
   "cookies.get",
+  "cookies.set",
+  "cookies.clear",
+  "state.export",
+  "state.import",
   "agent.run",
   "agent.call",
   "click",

@@ -148,6 +148,29 @@ export interface ElementRef {
   y?: number;
 }
 
+/** Playwright's storage state: a browser context's cookies and each origin's localStorage. */
+export interface StorageState {
+  cookies: {
+    name: string;
+    value: string;
+    domain: string;
+    path: string;
+    /** Seconds since the epoch; -1 for a session cookie. */
+    expires: number;
+    httpOnly: boolean;
+    secure: boolean;
+    sameSite: "Strict" | "Lax" | "None";
+  }[];
+  origins: {
+    /** An http(s) origin: scheme://host[:port]. */
+    origin: string;
+    localStorage: {
+      name: string;
+      value: string;
+    }[];
+  }[];
+}
+
 /** A JavaScript dialog: its type, message, and a prompt's default text. */
 export interface Dialog {
   type: "alert" | "confirm" | "prompt" | "beforeunload";

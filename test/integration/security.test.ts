@@ -149,6 +149,9 @@ describe("security (real hubs, real Chromium)", function () {
         drag: { from: { selector: "body" }, to: { x: 1, y: 1 } },
         upload: { selector: "input", files: [{ name: "pwned.txt", data: "cHduZWQ=" }] },
         "dialog.handle": { accept: true },
+        emulate: { timezone: "Asia/Tokyo" },
+        "network.conditions": { offline: true },
+        pdf: {},
       };
       const document = JSON.parse(readFileSync(new URL("../../../protocol/tabwire.openrpc.json", import.meta.url), "utf8")) as {
         methods: { name: string; params: { name: string }[] }[];

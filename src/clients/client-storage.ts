@@ -1,0 +1,157 @@
+import type { Protocol } from "devtools-protocol";
+import type { Budget } from "../budget.js";
+import type { TabSession } from "../cdp/tab-session.js";
+import { HubError } from "../errors.js";
+import { log } from "../log.js";
+import type { Browser } from "../cdp/browser.js";
+import type { SessionPool } from "../cdp/session-pool.js";
+import type { ClientManager } from "./client-manager.js";
+import { readCookies } from "./client-cookies.js";
+
+/** Playwright's storage state: cookies, and each origin's localStorage. */
+export interface StorageState {
+  cookies: StateCookie[];
+  origins: { origin: string; localStorage: { name: string; value: string }[] }[];
+}
+
+/** A cookie as Playwright's storage state writes it. */
+export interface StateCookie {
+  name: string;
+  value: string;
+  domain: string;
+  path: string;
+  /** Seconds since the epoch; -1 for a session cookie. */
+  expires: number;
+  httpOnly: boolean;
+  secure: boolean;
+  sameSite: "Strict" | "Lax" | "None";
+}
+
+/** The parts of the hub a client's storage is read and written with. */
+type Services = { clients: ClientManager; browser: Browser; pool: SessionPool };
+
+const CLOSE_TIMEOUT_MS = 2_000;
+const BLANK_PAGE = Buffer.from("<!doctype html><title></title>").toString("base64");
+
+/** A client's cookies and the localStorage of the origins its tabs show now, as Playwright's storage state. */
+export async function exportState(services: Services, clientId: string, budget: Budget): Promise<StorageState> {
+  const cookies = (await readCookies(services, clientId, budget)).map(stateCookie);
+  const byOrigin = new Map<string, string>();
+  for (const page of services.browser.pages()) {
+    if (services.clients.ownerOf(page.tabId) !== clientId) continue;
+    const origin = webOrigin(page.url);
+    if (origin !== null && !byOrigin.has(origin)) byOrigin.set(origin, page.tabId);
+  }
+  const origins: StorageState["origins"] = [];
+  for (const [origin, tabId] of byOrigin) {
+    const tab = await services.pool.acquire(tabId, budget);
+    const localStorage = await readLocalStorage(tab, origin, budget).catch((error: Error) => {
+      // A tab that left the origin meanwhile has nothing of it to give.
+      log.debug("cannot read an origin's localStorage", { origin, error: error.message });
+      return [];
+    });
+    if (localStorage.length > 0) origins.push({ origin, localStorage });
+  }
+  return { cookies, origins };
+}
+
+/**
+ * Puts a storage state into a client's context: its cookies, and each origin's localStorage written from a blank page
+ * of that origin the hub serves itself (the site is never loaded), closed again at once.
+ */
+export async function importState(services: Services, into: { clientId: string; state: StorageState }, budget: Budget): Promise<void> {
+  const { clientId, state } = into;
+  const browserContextId = await services.clients.contexts.acquire(clientId, budget);
+  const inContext = browserContextId === undefined ? {} : { browserContextId };
+  if (state.cookies.length > 0) {
+    const cookies = state.cookies.map(({ name, value, domain, path, expires, httpOnly, secure, sameSite }) => ({
+      ...{ name, value, domain, path, httpOnly, secure, sameSite },
+      ...(expires > 0 ? { expires } : {}),
+    }));
+    await services.browser.connection().send("Storage.setCookies", { cookies, ...inContext }, { budget });
+  }
+  for (const { origin, localStorage } of state.origins) {
+    if (localStorage.length === 0) continue;
+    await onOriginPage(services, { origin, inContext, budget }, async (tab) => {
+      await tab.send("DOMStorage.enable", undefined, { budget });
+      const storageId = { securityOrigin: origin, isLocalStorage: true };
+      for (const { name, value } of localStorage)
+        await tab.send("DOMStorage.setDOMStorageItem", { storageId, key: name, value }, { budget });
+    });
+  }
+}
+
+/** Runs `act` on a new tab of the context showing a blank document at `origin`, served by the hub; the tab is closed after. */
+async function onOriginPage(
+  services: Services,
+  where: { origin: string; inContext: { browserContextId?: string }; budget: Budget },
+  act: (tab: TabSession) => Promise<void>,
+): Promise<void> {
+  const { budget } = where;
+  const connection = services.browser.connection();
+  const { targetId } = await connection.send("Target.createTarget", { url: "about:blank", ...where.inContext }, { budget });
+  try {
+    const tab = await services.pool.acquire(targetId, budget);
+    const served = new Promise<void>((resolve) => {
+      const stop = tab.cdp.listen("Fetch.requestPaused", (event) => {
+        stop();
+        void tab
+          .send(
+            "Fetch.fulfillRequest",
+            {
+              requestId: event.requestId,
+              responseCode: 200,
+              responseHeaders: [{ name: "content-type", value: "text/html" }],
+              body: BLANK_PAGE,
+            },
+            { budget },
+          )
+          .finally(resolve);
+      });
+    });
+    await tab.send("Fetch.enable", { patterns: [{ urlPattern: `${where.origin}/*`, requestStage: "Request" }] }, { budget });
+    await tab.send("Page.navigate", { url: `${where.origin}/` }, { budget });
+    await budget.race(served);
+    await tab.send("Fetch.disable", undefined, { budget });
+    await act(tab);
+  } finally {
+    await services.browser.closePage(targetId, AbortSignal.timeout(CLOSE_TIMEOUT_MS)).catch(() => undefined);
+  }
+}
+
+async function readLocalStorage(tab: TabSession, origin: string, budget: Budget): Promise<{ name: string; value: string }[]> {
+  await tab.send("DOMStorage.enable", undefined, { budget });
+  const { entries } = await tab.send(
+    "DOMStorage.getDOMStorageItems",
+    { storageId: { securityOrigin: origin, isLocalStorage: true } },
+    { budget },
+  );
+  return entries.map(([name, value]) => ({ name: name ?? "", value: value ?? "" }));
+}
+
+function stateCookie(cookie: Protocol.Network.Cookie): StateCookie {
+  const { name, value, domain, path, expires, httpOnly, secure, session, sameSite } = cookie;
+  return { name, value, domain, path, expires: session ? -1 : expires, httpOnly, secure, sameSite: sameSite ?? "Lax" };
+}
+
+/** The origin of an http(s) page; null for about:, data: and the like, which keep no localStorage of their own. */
+function webOrigin(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.origin : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A state document's origin, checked: an http(s) origin and nothing more. */
+export function checkedOrigin(origin: string, index: number): string {
+  const parsed = webOrigin(origin);
+  if (parsed === null || parsed !== origin.replace(/\/$/, "")) {
+    const message = "is not an http(s) origin (scheme://host[:port])";
+    throw new HubError("INVALID_PARAMS", `state.origins[${index}].origin ${message}`, {
+      errors: [{ path: `/state/origins/${index}/origin`, message }],
+    });
+  }
+  return parsed;
+}
