@@ -16,6 +16,7 @@ const BASICS = [
   "log-file.ts",
   "target-id.ts",
   "tick-cork.ts",
+  "version.ts",
 ];
 
 // Each layer of src/ and what it may import (docs/architecture.md, "Which way dependencies point").

@@ -28,8 +28,11 @@ import { RpcPeer } from "./transport/rpc-peer.js";
 import { answerCdpJson, cdpClientOf, openCdpProxy, wantsCdpJson } from "./cdp-front/cdp-endpoint.js";
 import { McpFront, type McpFrontOptions } from "./mcp/mcp-front.js";
 import { TabEmulation } from "./runtime/tab-emulation.js";
+import { NetworkLog } from "./events/network-log.js";
+import { ClientRoutes } from "./clients/client-routes.js";
 import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
+import { HUB_VERSION } from "./version.js";
 
 /** A running hub. */
 export interface Hub {
@@ -46,11 +49,12 @@ export interface Hub {
 
 const CLOSE_WAIT_MS = 1_000;
 /** The protocol version agents are told in welcome. */
-const HUB_VERSION = "1.0.0";
 // Messages kept per tab for console.list and replay.
 const CONSOLE_BUFFER_SIZE = 1_000;
 // What one tab's console buffer may hold: a page that logs huge messages costs bounded memory.
 const CONSOLE_BUFFER_BYTES = 4 * 1024 * 1024;
+// The requests each tab's network log keeps (network.list, network.get, network.har): the newest this many.
+const NETWORK_LOG_SIZE = 500;
 // The methods as the router takes them: a list, each with its name.
 const HUB_METHODS: readonly MethodDefinition<HubServices>[] = Object.values(METHODS);
 
@@ -135,8 +139,11 @@ function buildServices(config: Config): HubServices {
   const eventTopics = new EventTopics(clients, consoleStream, agents);
   const metrics = new HubMetrics({ browser, pool, console: consoleStream });
   const uploads = new UploadFolder(browser, config.maxUploadBytes);
+  // The network log first: its attach step turns the Network domain on, which the emulation's conditions need.
+  const network = new NetworkLog(pool, browser, NETWORK_LOG_SIZE);
   const emulation = new TabEmulation(pool, browser);
-  return { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics, uploads, emulation };
+  const routes = new ClientRoutes(pool, browser, clients);
+  return { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics, uploads, emulation, network, routes };
 }
 
 /** What taking WebSocket upgrades needs: the parts, who may come in, the two routers, and the open sockets. */

@@ -9,6 +9,8 @@ import { runAction, type ActionScope } from "./runtime/act.js";
 import type { ActionOutcome } from "./runtime/action-watch.js";
 import type { UploadFolder } from "./runtime/upload-folder.js";
 import type { TabEmulation } from "./runtime/tab-emulation.js";
+import type { NetworkLog } from "./events/network-log.js";
+import type { ClientRoutes } from "./clients/client-routes.js";
 import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
@@ -31,6 +33,10 @@ export interface HubServices {
   uploads: UploadFolder;
   /** Each tab's emulation and network conditions, set again on its new session when the pool replaces one. */
   emulation: TabEmulation;
+  /** Each tab's recent requests. */
+  network: NetworkLog;
+  /** The routes of network.route, and the tabs they make intercept. */
+  routes: ClientRoutes;
   /** Cluster (Redis): the whole cluster for the listings; absent when REDIS_URL is unset. */
   cluster?: ClusterView;
 }

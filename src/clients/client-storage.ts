@@ -1,5 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { Budget } from "../budget.js";
+import { ProtocolError } from "../cdp/callback-registry.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
@@ -68,7 +69,14 @@ export async function importState(services: Services, into: { clientId: string; 
       ...{ name, value, domain, path, httpOnly, secure, sameSite },
       ...(expires > 0 ? { expires } : {}),
     }));
-    await services.browser.connection().send("Storage.setCookies", { cookies, ...inContext }, { budget });
+    await services.browser
+      .connection()
+      .send("Storage.setCookies", { cookies, ...inContext }, { budget })
+      .catch((error: unknown) => {
+        if (error instanceof ProtocolError)
+          throw new HubError("INVALID_PARAMS", `Chrome refused the state's cookies: ${error.protocolMessage}`);
+        throw error;
+      });
   }
   for (const { origin, localStorage } of state.origins) {
     if (localStorage.length === 0) continue;

@@ -24,6 +24,11 @@ import { fill } from "./fill.js";
 import { hover } from "./hover.js";
 import { navigate } from "./navigate.js";
 import { networkConditions } from "./network-conditions.js";
+import { networkGet } from "./network-get.js";
+import { networkHar } from "./network-har.js";
+import { networkList } from "./network-list.js";
+import { networkRoute } from "./network-route.js";
+import { networkUnroute } from "./network-unroute.js";
 import { pdf } from "./pdf.js";
 import { ping } from "./ping.js";
 import { press } from "./press.js";
@@ -61,6 +66,11 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "console.list": consoleList,
   "events.subscribe": eventsSubscribe,
   emulate,
+  "network.list": networkList,
+  "network.get": networkGet,
+  "network.har": networkHar,
+  "network.route": networkRoute,
+  "network.unroute": networkUnroute,
   "network.conditions": networkConditions,
   pdf,
   "cookies.get": cookiesGet,

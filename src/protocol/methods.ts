@@ -23,6 +23,11 @@ interface MethodDefaults {
   "console.list": "limit" | "sinceNavigation";
   "events.subscribe": never;
   emulate: never;
+  "network.list": never;
+  "network.get": never;
+  "network.har": never;
+  "network.route": never;
+  "network.unroute": never;
   "network.conditions": never;
   pdf: never;
   "cookies.get": never;
@@ -87,6 +92,11 @@ export const METHOD_NAMES = [
   "console.list",
   "events.subscribe",
   "emulate",
+  "network.list",
+  "network.get",
+  "network.har",
+  "network.route",
+  "network.unroute",
   "network.conditions",
   "pdf",
   "cookies.get",

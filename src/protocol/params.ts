@@ -235,6 +235,72 @@ export interface MethodParams extends ActionMethodParams {
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
   };
+  /** `network.list`: The tab's recent requests: URL, method, type, status, timing and size, newest last. */
+  "network.list": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** Which requests. */
+    filter?: {
+      url?: string;
+      resourceType?: string[];
+      statusMin?: number;
+      statusMax?: number;
+    };
+    /** The newest this many (default 100). */
+    limit?: number;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `network.get`: One of the tab's requests with its request and response headers and, when asked, its response body. */
+  "network.get": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** As network.list gives it. */
+    requestId: string;
+    /** Answer the response body too (default false). */
+    body?: boolean;
+    /** The body cut at this many characters (default MAX_RESULT_BYTES). */
+    maxSize?: number;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `network.har`: The tab's request log as a HAR 1.2 document. */
+  "network.har": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `network.route`: Blocks, fulfills or alters the requests to matching URLs, of one tab or of every tab of a client. */
+  "network.route": {
+    /** One tab (composite `clientId:tabId`); leave out for every tab of a client. */
+    target?: Target;
+    /** Every tab of this client (default: a scoped token's first client, else DEFAULT_CLIENT_ID); not with target. */
+    clientId?: ClientId;
+    /** Which URLs: a glob or /regex/flags. */
+    url: string;
+    /** What to do with a matching request. */
+    action: "block" | "fulfill" | "continue";
+    /** fulfill: the status (default 200). */
+    status?: number;
+    /** fulfill: the response headers; continue: request headers added or replaced. */
+    headers?: Record<string, string>;
+    /** fulfill: the response body. */
+    body?: string;
+    /** How body is written: text (default) or base64. */
+    bodyEncoding?: "text" | "base64";
+    /** Ends after this many requests (default: never). */
+    times?: number;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `network.unroute`: Removes a route network.route made. */
+  "network.unroute": {
+    /** As network.route gave it. */
+    routeId: string;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
   /** `network.conditions`: Takes the tab's network offline, or slows it to a latency and throughputs. */
   "network.conditions": {
     /** Composite `clientId:tabId`, as tabs.list gives it */

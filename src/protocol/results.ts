@@ -88,6 +88,74 @@ export interface MethodResults {
     topics: string[];
   };
   emulate: Record<string, never>;
+  "network.list": {
+    requests: {
+      requestId: string;
+      url: string;
+      method: string;
+      /** Chrome's resource type: Document, Stylesheet, Image, Script, Fetch, XHR, Font, Media, Other... */
+      resourceType: string;
+      state: "pending" | "finished" | "failed";
+      /** When it was sent, ms since the epoch. */
+      startedAt: number;
+      status?: number;
+      /** From sending to its last byte (or its failure). */
+      durationMs?: number;
+      /** Bytes over the wire. */
+      encodedBytes?: number;
+      /** Why it failed (net::ERR_...). */
+      errorText?: string;
+    }[];
+    total: number;
+  };
+  "network.get": {
+    request: {
+      requestId: string;
+      url: string;
+      method: string;
+      resourceType: string;
+      state: "pending" | "finished" | "failed";
+      startedAt: number;
+      status?: number;
+      statusText?: string;
+      mimeType?: string;
+      httpVersion?: string;
+      requestHeaders: Record<string, string>;
+      responseHeaders?: Record<string, string>;
+      /** The request body, cut at 64 KB. */
+      postData?: string;
+      responseMs?: number;
+      durationMs?: number;
+      encodedBytes?: number;
+      fromCache?: boolean;
+      errorText?: string;
+    };
+    body?: {
+      data: string;
+      base64Encoded: boolean;
+      bytes: number;
+      truncated: boolean;
+    } | {
+      unavailable: string;
+    };
+  };
+  "network.har": {
+    log: {
+      version: "1.2";
+      creator: {
+        name: string;
+        version: string;
+      };
+      pages?: unknown[];
+      entries: Record<string, unknown>[];
+    };
+  };
+  "network.route": {
+    routeId: string;
+  };
+  "network.unroute": {
+    removed: true;
+  };
   "network.conditions": {
     offline: boolean;
     latencyMs: number;

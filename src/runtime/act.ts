@@ -14,6 +14,7 @@ import {
   type ObjectScope,
 } from "./element-object.js";
 import { nextObjectGroup } from "./guarded-call.js";
+import { stoppedForAnotherCall, wasTerminated } from "./hub-script.js";
 
 /** An element an action is given: a snapshot ref, a CSS selector, or a point of the viewport (CSS pixels). */
 export type ElementSpec = ElementReference | Point;
@@ -126,6 +127,8 @@ export async function runAction(
     if (isContextGone(error)) {
       throw new HubError("PAGE_NAVIGATED", `the page navigated or reloaded during ${context.method}; take a new snapshot and act again`);
     }
+    // The hub stopped the page's script for another call's runaway one, and the action's own page function with it.
+    if (wasTerminated(error, false)) throw stoppedForAnotherCall(context.method);
     throw error;
   } finally {
     releaseObjects(scope);

@@ -15,8 +15,15 @@ const BETWEEN_DOCUMENTS = /Not attached to an active page/;
 const tails = new WeakMap<TabSession, Promise<void>>();
 
 /** Runs a capture alone on its tab, with the tab kept rendering even when it is a background tab. */
-export async function withCaptureLock<T>(tab: TabSession, budget: Budget, capture: () => Promise<T>): Promise<T> {
-  // One capture at a time per tab: a captureBeyondViewport capture resizes the view that another one measures.
+export function withCaptureLock<T>(tab: TabSession, budget: Budget, capture: () => Promise<T>): Promise<T> {
+  return aloneOnTab(tab, budget, () => keepRendering(tab, budget, capture));
+}
+
+/**
+ * Runs `work` when the tab's captures and prints before it are done: one at a time per tab (a captureBeyondViewport
+ * capture resizes the view another one measures; Chrome leaves a second print of a tab waiting forever).
+ */
+export async function aloneOnTab<T>(tab: TabSession, budget: Budget, work: () => Promise<T>): Promise<T> {
   const previous = tails.get(tab) ?? Promise.resolve();
   let unlock = (): void => {};
   const mine = new Promise<void>((resolve) => (unlock = resolve));
@@ -27,7 +34,7 @@ export async function withCaptureLock<T>(tab: TabSession, budget: Budget, captur
   );
   try {
     await budget.race(previous);
-    return await keepRendering(tab, budget, capture);
+    return await work();
   } finally {
     unlock();
   }

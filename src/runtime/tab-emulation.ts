@@ -100,7 +100,7 @@ async function applyEmulation(tab: TabSession, emulation: Emulation, options: Op
     sends.push(tab.send("Emulation.setDeviceMetricsOverride", metrics, options));
     sends.push(tab.send("Emulation.setTouchEmulationEnabled", { enabled: mobile, ...(mobile ? { maxTouchPoints: 5 } : {}) }, options));
   }
-  if (userAgent !== undefined) sends.push(tab.send("Emulation.setUserAgentOverride", { userAgent }, options));
+  if (userAgent !== undefined) sends.push(invalidAs("userAgent", tab.send("Emulation.setUserAgentOverride", { userAgent }, options)));
   if (locale !== undefined) sends.push(invalidAs("locale", tab.send("Emulation.setLocaleOverride", { locale }, options)));
   if (timezone !== undefined)
     sends.push(invalidAs("timezone", tab.send("Emulation.setTimezoneOverride", { timezoneId: timezone }, options)));
@@ -112,8 +112,7 @@ async function applyEmulation(tab: TabSession, emulation: Emulation, options: Op
 }
 
 async function applyNetwork(tab: TabSession, conditions: NetworkConditions, options: Options): Promise<void> {
-  // Chrome applies a tab's network conditions only while its Network domain is on.
-  await tab.send("Network.enable", {}, options);
+  // Chrome applies them while the tab's Network domain is on: the network log turned it on at the attach, before this.
   await tab.send(
     "Network.emulateNetworkConditions",
     {

@@ -2,6 +2,7 @@ import type { Budget } from "../budget.js";
 import { isContextGone } from "../cdp/protocol-errors.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
+import { urlMatcher } from "./url-matcher.js";
 
 /** One condition of `wait.for`. */
 export type WaitCondition =
@@ -126,31 +127,6 @@ async function waitForLoadState(tab: TabSession, state: "domcontentloaded" | "lo
   await budget.race(reached).catch((error: unknown) => {
     throw budget.isTimedOut ? timedOut(budget, `the ${state} state`) : error;
   });
-}
-
-/** A URL glob (`*` any run but `/`, `**` any run) or a regular expression written `/source/flags`. */
-export function urlMatcher(pattern: string): (url: string) => boolean {
-  const regex = /^\/(.+)\/([dgimsuy]*)$/.exec(pattern);
-  if (regex) {
-    try {
-      const compiled = new RegExp(regex[1] as string, regex[2]);
-      return (url) => compiled.test(url);
-    } catch {
-      throw new HubError("INVALID_PARAMS", `invalid params for wait.for: ${pattern} is not a valid regular expression`, {
-        errors: [{ path: "/url", message: "is not a valid regular expression" }],
-      });
-    }
-  }
-  const source = pattern
-    .split("**")
-    .map((part) => part.split("*").map(escapeRegex).join("[^/]*"))
-    .join(".*");
-  const glob = new RegExp(`^${source}$`);
-  return (url) => glob.test(url);
-}
-
-function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 function describe(condition: WaitCondition): string {

@@ -152,6 +152,10 @@ describe("security (real hubs, real Chromium)", function () {
         emulate: { timezone: "Asia/Tokyo" },
         "network.conditions": { offline: true },
         pdf: {},
+        "network.list": {},
+        "network.get": { requestId: "1" },
+        "network.har": {},
+        "network.route": { url: "**", action: "block" },
       };
       const document = JSON.parse(readFileSync(new URL("../../../protocol/tabwire.openrpc.json", import.meta.url), "utf8")) as {
         methods: { name: string; params: { name: string }[] }[];

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { keyOf, modifierBits, parseChord } from "../../../src/runtime/keys.js";
-import { urlMatcher } from "../../../src/runtime/wait-for.js";
+import { urlMatcher } from "../../../src/runtime/url-matcher.js";
 
 describe("keys and chords", () => {
   it("knows named keys, letters, digits and the shifted characters of a US keyboard", () => {

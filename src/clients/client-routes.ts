@@ -1,0 +1,122 @@
+import type { Protocol } from "devtools-protocol";
+import type { Budget } from "../budget.js";
+import type { Browser } from "../cdp/browser.js";
+import type { SessionPool } from "../cdp/session-pool.js";
+import type { TabSession } from "../cdp/tab-session.js";
+import { newId } from "../ids.js";
+import { log } from "../log.js";
+import type { ClientManager } from "./client-manager.js";
+
+/** What a route does with a request it matches. */
+export type RouteAction =
+  | { kind: "block" }
+  | { kind: "fulfill"; status: number; headers: Record<string, string>; body: string }
+  | { kind: "continue"; headers: Record<string, string> };
+
+/** One route: whose requests (one tab's, or every tab of a client), which URLs, what to do, how many times. */
+export interface Route {
+  id: string;
+  clientId: string;
+  /** One tab's requests only; null for every tab of the client, now and later. */
+  tabId: string | null;
+  matches: (url: string) => boolean;
+  action: RouteAction;
+  /** How many more requests it takes; null for all. */
+  remaining: number | null;
+}
+
+const FETCH_TIMEOUT_MS = 5_000;
+
+/**
+ * The routes of network.route, through Chrome's Fetch domain: a tab with a route of its own or of its client
+ * intercepts its requests, each answered by the newest route that matches it (or let through); a tab with none left
+ * stops intercepting. A new session of a tab intercepts again before any call uses it.
+ */
+export class ClientRoutes {
+  #routes = new Map<string, Route>();
+  #clients: ClientManager;
+  /** The tabs intercepting now, by the session that does it, with what stops listening. */
+  #armed = new Map<string, { tab: TabSession; stop: () => void }>();
+
+  constructor(pool: SessionPool, browser: Browser, clients: ClientManager) {
+    this.#clients = clients;
+    pool.onAttach((tab) => this.#review(tab));
+    browser.on("pageDestroyed", (tabId) => this.#forgetTab(tabId));
+    browser.on("pageCrashed", (tabId) => this.#forgetTab(tabId));
+    browser.on("disconnected", () => this.#armed.clear());
+  }
+
+  /** Adds a route and makes the tabs it covers (`tabs`: their sessions now) intercept; answers its id. */
+  async add(route: Omit<Route, "id">, tabs: readonly TabSession[], budget: Budget): Promise<string> {
+    const id = newId();
+    this.#routes.set(id, { ...route, id });
+    await Promise.all(tabs.map((tab) => this.#review(tab, budget)));
+    return id;
+  }
+
+  /** The route, if the caller's `canSee` reaches its client. */
+  get(routeId: string, canSee: (clientId: string) => boolean): Route | undefined {
+    const route = this.#routes.get(routeId);
+    return route && canSee(route.clientId) ? route : undefined;
+  }
+
+  /** Removes a route; tabs left with none stop intercepting. */
+  remove(routeId: string): void {
+    this.#routes.delete(routeId);
+    for (const { tab } of [...this.#armed.values()]) void this.#review(tab);
+  }
+
+  #routesOf(tabId: string): Route[] {
+    const owner = this.#clients.ownerOf(tabId);
+    return [...this.#routes.values()].filter((route) => route.tabId === tabId || (route.tabId === null && route.clientId === owner));
+  }
+
+  /** Makes the tab's session intercept when it has routes, and stop when it has none. */
+  async #review(tab: TabSession, budget?: Budget): Promise<void> {
+    const wanted = this.#routesOf(tab.tabId).length > 0;
+    const armed = this.#armed.get(tab.tabId);
+    const options = budget ? { budget } : { timeoutMs: FETCH_TIMEOUT_MS };
+    if (wanted && armed?.tab !== tab) {
+      armed?.stop();
+      const stop = tab.cdp.listen("Fetch.requestPaused", (event) => this.#onPaused(tab, event));
+      this.#armed.set(tab.tabId, { tab, stop });
+      await tab.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] }, options);
+    } else if (!wanted && armed) {
+      armed.stop();
+      this.#armed.delete(tab.tabId);
+      if (!tab.cdp.isClosed) await tab.send("Fetch.disable", undefined, options).catch(() => undefined);
+    }
+  }
+
+  #onPaused(tab: TabSession, event: Protocol.Fetch.RequestPausedEvent): void {
+    const route = this.#routesOf(tab.tabId)
+      .reverse()
+      .find((each) => each.matches(event.request.url));
+    if (route && route.remaining !== null && --route.remaining <= 0) this.remove(route.id);
+    this.#answer(tab, event, route?.action).catch((error: Error) =>
+      log.debug("a routed request could not be answered (its page went?)", { tabId: tab.tabId, error: error.message }),
+    );
+  }
+
+  #answer(tab: TabSession, event: Protocol.Fetch.RequestPausedEvent, action: RouteAction | undefined): Promise<unknown> {
+    const options = { timeoutMs: FETCH_TIMEOUT_MS };
+    const { requestId } = event;
+    if (!action) return tab.send("Fetch.continueRequest", { requestId }, options);
+    if (action.kind === "block") return tab.send("Fetch.failRequest", { requestId, errorReason: "BlockedByClient" }, options);
+    if (action.kind === "fulfill") {
+      const responseHeaders = Object.entries(action.headers).map(([name, value]) => ({ name, value }));
+      return tab.send("Fetch.fulfillRequest", { requestId, responseCode: action.status, responseHeaders, body: action.body }, options);
+    }
+    const headers = Object.entries({ ...event.request.headers, ...action.headers }).map(([name, value]) => ({
+      name,
+      value: String(value),
+    }));
+    return tab.send("Fetch.continueRequest", { requestId, headers }, options);
+  }
+
+  #forgetTab(tabId: string): void {
+    this.#armed.get(tabId)?.stop();
+    this.#armed.delete(tabId);
+    for (const route of [...this.#routes.values()]) if (route.tabId === tabId) this.#routes.delete(route.id);
+  }
+}

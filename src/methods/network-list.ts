@@ -1,0 +1,35 @@
+import { urlMatcher } from "../runtime/url-matcher.js";
+import { defineMethod } from "../services.js";
+
+/** `network.list`: the tab's recent requests, newest last, optionally filtered by URL, resource type and status. */
+export const networkList = defineMethod("network.list", { runs: "tab" }, async (params, call) => {
+  const entry = call.services.clients.resolve(params.target, call.connection);
+  const { filter = {} } = params;
+  const matches = filter.url === undefined ? () => true : urlMatcher(filter.url, { method: "network.list", path: "/filter/url" });
+  const types = filter.resourceType === undefined ? null : new Set(filter.resourceType.map((type) => type.toLowerCase()));
+  const all = call.services.network
+    .entries(entry.tabId)
+    .filter(
+      (request) =>
+        matches(request.url) &&
+        (types === null || types.has(request.resourceType.toLowerCase())) &&
+        (filter.statusMin === undefined || (request.status ?? 0) >= filter.statusMin) &&
+        (filter.statusMax === undefined || (request.status ?? 0) <= filter.statusMax),
+    );
+  const limit = params.limit ?? 100;
+  const requests = all
+    .slice(-limit)
+    .map(({ requestId, url, method, resourceType, status, state, startedAt, durationMs, encodedBytes, errorText }) => ({
+      requestId,
+      url,
+      method,
+      resourceType,
+      state,
+      startedAt,
+      ...(status === undefined ? {} : { status }),
+      ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs * 10) / 10 }),
+      ...(encodedBytes === undefined ? {} : { encodedBytes }),
+      ...(errorText === undefined ? {} : { errorText }),
+    }));
+  return { requests, total: all.length };
+});
