@@ -1,4 +1,6 @@
 import { existsSync } from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import dotenv from "dotenv";
 import { ConfigError } from "./config-error.js";
 import {
@@ -62,6 +64,12 @@ export interface Config {
   maxTabsPerClient: number;
   /** Bytes of uploaded files a tab may hold (MAX_UPLOAD_BYTES). */
   maxUploadBytes: number;
+  /** Where the hub keeps its files (DATA_DIR): downloads, a folder per client. */
+  dataDir: string;
+  /** Bytes one download, and one client's kept downloads together, may reach (MAX_DOWNLOAD_BYTES). */
+  maxDownloadBytes: number;
+  /** How long a finished download is kept (DOWNLOAD_TTL_MS). */
+  downloadTtlMs: number;
   /** How long an agent socket may stay unregistered (milliseconds). */
   agentRegisterTimeoutMs: number;
   /** The default cap on a result's value (bytes); a call may ask for up to RESULT_BYTES_HARD_CAP with maxSize. */
@@ -138,7 +146,7 @@ export function parseConfig(env: Env): Config {
     maxConnectionsPerIp: integer(env, "MAX_CONNECTIONS_PER_IP", { fallback: Math.min(4_096, maxConnections), min: 1, max: maxConnections }),
     maxSubscriptions: integer(env, "MAX_SUBSCRIPTIONS", { fallback: 256, min: 1 }),
     maxTabsPerClient: integer(env, "MAX_TABS_PER_CLIENT", { fallback: 100, min: 1 }),
-    maxUploadBytes: integer(env, "MAX_UPLOAD_BYTES", { fallback: 256 * 1024 * 1024, min: 1 }),
+    ...fileSettings(env),
     agentRegisterTimeoutMs: integer(env, "AGENT_REGISTER_TIMEOUT_MS", { fallback: 10_000, min: 100 }),
     maxResultBytes: integer(env, "MAX_RESULT_BYTES", { fallback: 8 * 1024 * 1024, min: 1024, max: RESULT_BYTES_HARD_CAP }),
     maxScreenshotPixels: integer(env, "MAX_SCREENSHOT_PIXELS", { fallback: 32 * 1024 * 1024, min: 1 }),
@@ -188,6 +196,16 @@ function checkSecurity(config: Config): void {
       throw new ConfigError("REDIS_CA_FILE", "is for a TLS Redis: use it with a rediss:// REDIS_URL");
     if (!existsSync(config.redisCaFile)) throw new ConfigError("REDIS_CA_FILE", `${config.redisCaFile} does not exist`);
   }
+}
+
+/** Where the hub keeps files, and how many: uploads per tab, downloads per client and how long. */
+function fileSettings(env: Env): Pick<Config, "maxUploadBytes" | "dataDir" | "maxDownloadBytes" | "downloadTtlMs"> {
+  return {
+    maxUploadBytes: integer(env, "MAX_UPLOAD_BYTES", { fallback: 256 * 1024 * 1024, min: 1 }),
+    dataDir: text(env, "DATA_DIR", path.join(os.tmpdir(), "tabwire-data")),
+    maxDownloadBytes: integer(env, "MAX_DOWNLOAD_BYTES", { fallback: 256 * 1024 * 1024, min: 1 }),
+    downloadTtlMs: integer(env, "DOWNLOAD_TTL_MS", { fallback: 3_600_000, min: 1_000 }),
+  };
 }
 
 function tokens(env: Env): TokenGrant[] {

@@ -30,6 +30,7 @@ import { McpFront, type McpFrontOptions } from "./mcp/mcp-front.js";
 import { TabEmulation } from "./runtime/tab-emulation.js";
 import { NetworkLog } from "./events/network-log.js";
 import { ClientRoutes } from "./clients/client-routes.js";
+import { ClientDownloads } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
 import { HUB_VERSION } from "./version.js";
@@ -117,6 +118,7 @@ export async function startHub(config: Config): Promise<Hub> {
     await services.pool.detachAll();
     await services.browser.stop();
     await services.uploads.removeAll();
+    await services.downloads.removeAll();
     server.closeAllConnections();
   };
   return { port, apiPort, url: `ws://${config.host}:${port}`, services, stop };
@@ -143,7 +145,14 @@ function buildServices(config: Config): HubServices {
   const network = new NetworkLog(pool, browser, NETWORK_LOG_SIZE);
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
-  return { config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics, uploads, emulation, network, routes };
+  const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
+  const notify = (clientId: string, method: "download.started" | "download.finished" | "download.removed", params: object): void =>
+    eventTopics.publish("downloads", clientId, { method, params: params as never });
+  const downloads = new ClientDownloads(browser, clients, { dataDir, maxBytes, ttlMs, notify });
+  return {
+    ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
+    ...{ uploads, emulation, network, routes, downloads },
+  };
 }
 
 /** What taking WebSocket upgrades needs: the parts, who may come in, the two routers, and the open sockets. */

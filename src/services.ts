@@ -11,6 +11,7 @@ import type { UploadFolder } from "./runtime/upload-folder.js";
 import type { TabEmulation } from "./runtime/tab-emulation.js";
 import type { NetworkLog } from "./events/network-log.js";
 import type { ClientRoutes } from "./clients/client-routes.js";
+import type { ClientDownloads } from "./clients/client-downloads.js";
 import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
@@ -37,6 +38,8 @@ export interface HubServices {
   network: NetworkLog;
   /** The routes of network.route, and the tabs they make intercept. */
   routes: ClientRoutes;
+  /** Each client's downloads, in its folder under DATA_DIR. */
+  downloads: ClientDownloads;
   /** Cluster (Redis): the whole cluster for the listings; absent when REDIS_URL is unset. */
   cluster?: ClusterView;
 }

@@ -27,7 +27,7 @@ function urlsOf(values: Values): { urls?: string[] } {
   return urls?.length ? { urls } : {};
 }
 
-/** Cookies, storage state and PDF: each one or two hub calls, printed as `{"ok": true, ...result}`. */
+/** Cookies, storage state, the network log and PDF: each one or two hub calls, printed as `{"ok": true, ...result}`. */
 export const STATE_COMMANDS: Record<string, { options: Options; run: (run: StateRun) => Promise<object> }> = {
   cookies: {
     options: { ...CLIENT, url: { type: "string", multiple: true }, "http-only": { type: "boolean" } },
@@ -67,6 +67,26 @@ export const STATE_COMMANDS: Record<string, { options: Options; run: (run: State
       throw new CliError("use: tabwire state export > state.json, or tabwire state import state.json", 1);
     },
   },
+  network: {
+    options: { url: { type: "string" }, type: { type: "string", multiple: true }, limit: { type: "string" }, body: { type: "boolean" } },
+    run: async ({ client, values, positionals: [verb = "list", requestId], target }) => {
+      if (verb === "list") {
+        const types = (values.type as string[] | undefined)?.filter(Boolean);
+        const filter = {
+          ...(typeof values.url === "string" ? { url: values.url } : {}),
+          ...(types?.length ? { resourceType: types } : {}),
+        };
+        const limit = typeof values.limit === "string" ? { limit: Number(values.limit) } : {};
+        return client.call("network.list", { target: await target(), ...(Object.keys(filter).length ? { filter } : {}), ...limit });
+      }
+      if (verb === "get") {
+        if (!requestId) throw new CliError("use: tabwire network get REQUEST_ID [--body]", 1);
+        return client.call("network.get", { target: await target(), requestId, body: values.body === true });
+      }
+      if (verb === "har") return client.call("network.har", { target: await target() });
+      throw new CliError(`unknown network command ${JSON.stringify(verb)}; use list [--url GLOB] [--type T], get ID [--body], or har`, 1);
+    },
+  },
   pdf: {
     options: {
       output: { type: "string", short: "o" },
@@ -95,6 +115,7 @@ export const STATE_HELP: Record<string, string> = {
   cookies: "tabwire cookies [list | set NAME=VALUE --url URL [--http-only] | clear] [--url URL...] [--client ID]: a client's cookies",
   state:
     "tabwire state export [--client ID] > state.json | tabwire state import FILE [--client ID]: cookies and localStorage, Playwright's format",
+  network: "tabwire network [list [--url GLOB] [--type Fetch] [--limit N] | get REQUEST_ID [--body] | har > tab.har]: the tab's requests",
   pdf: "tabwire pdf [-o FILE] [--format A4] [--landscape] [--background]: print the tab to a PDF file",
 };
 

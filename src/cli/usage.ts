@@ -15,6 +15,7 @@ Usage:
   tabwire screenshot [-o FILE] [--full-page] [--format png|jpeg|webp] [--selector CSS]
   tabwire console [--follow] [--level LEVEL]    tabwire pdf [-o FILE] [--format A4] [--landscape]
   tabwire cookies [list | set NAME=VALUE --url URL | clear]    tabwire state export > state.json | import state.json
+  tabwire network [list [--url GLOB] [--type T] | get ID [--body] | har]
   tabwire agent run "task"
   tabwire --version   print the version
   tabwire COMMAND --help   the options of one command

@@ -75,6 +75,11 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     });
   }
 
+  /** The client that keeps Chrome's default context (DEFAULT_CLIENT_ID). */
+  get defaultClientId(): string {
+    return this.#defaultClientId;
+  }
+
   /** The base client that owns a tab. */
   ownerOf(tabId: string): string {
     return this.#owners.get(tabId) ?? this.#defaultClientId;

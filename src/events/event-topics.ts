@@ -1,6 +1,6 @@
 import { AGENT_NOTIFICATIONS, type AgentRecord, type AgentRegistry } from "../agents/agent-registry.js";
 import type { ClientManager } from "../clients/client-manager.js";
-import type { ValidatedParams } from "../protocol/types.js";
+import type { NotificationName, Notifications, ValidatedParams } from "../protocol/types.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { ConsoleStream } from "./console-stream.js";
 
@@ -11,7 +11,8 @@ export type Topic = ValidatedParams<"events.subscribe">["topics"][number];
  * Tab notifications: `tab.opened` and `tab.closed` to connections subscribed to the `tabs` topic that may see the
  * tab, and `tab.closed` to every connection subscribed to the tab's console (once per connection); agent
  * notifications (`agent.connected`, `agent.ready`, `agent.disconnected`) to the `agents` topic; `client.opened` and
- * `client.closed` (a client's browser context made, or disposed) to the `clients` topic.
+ * `client.closed` (a client's browser context made, or disposed) to the `clients` topic; what others publish (the
+ * downloads) to theirs.
  */
 export class EventTopics {
   #clients: ClientManager;
@@ -42,6 +43,11 @@ export class EventTopics {
       for (const connection of told) connection.notify("tab.closed", { target: entry.target, reason });
       this.#console.dropTab(entry.tabId);
     });
+  }
+
+  /** Tells the connections on `topic` that may see `clientId` (the downloads' `download.started` and `download.finished`). */
+  publish<N extends NotificationName>(topic: Topic, clientId: string, notice: { method: N; params: Notifications[N] }): void {
+    for (const connection of this.#watchers(topic, clientId)) connection.notify(notice.method, notice.params);
   }
 
   /** Sets the topics a connection listens to (replacing earlier ones) until it closes. */

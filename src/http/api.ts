@@ -13,6 +13,7 @@ import { HttpError, readJsonBody, sendError, sendJson } from "./http-io.js";
 import { HttpLimits } from "./http-limits.js";
 import { closeTab, openTab, pageContent, pageExecute, pageScreenshot } from "./page-routes.js";
 import { runResponses } from "./responses-route.js";
+import { sendDownload } from "./download-route.js";
 
 /** What the HTTP API needs: the hub's parts, the router its routes call methods through, who may come in, and the limits. */
 export interface HttpApiOptions {
@@ -89,6 +90,9 @@ export class HttpApi {
       response.writeHead(200, { "content-type": registry.contentType }).end(await registry.metrics());
       return;
     }
+    const downloadId = request.method === "GET" ? /^\/downloads\/([^/]+)$/.exec(url.pathname)?.[1] : undefined;
+    if (downloadId !== undefined)
+      return sendDownload({ services: this.#options.services, grant: this.#authorize(request, url) }, downloadId, response);
     const route = this.#routes.find(([method, path]) => method === request.method && path.test(url.pathname));
     if (!route)
       throw new HttpError(404, {

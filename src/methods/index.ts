@@ -15,6 +15,8 @@ import { cookiesClear } from "./cookies-clear.js";
 import { cookiesGet } from "./cookies-get.js";
 import { cookiesSet } from "./cookies-set.js";
 import { dialogHandle } from "./dialog-handle.js";
+import { downloadsGet } from "./downloads-get.js";
+import { downloadsList } from "./downloads-list.js";
 import { drag } from "./drag.js";
 import { emulate } from "./emulate.js";
 import { evaluate } from "./evaluate.js";
@@ -78,6 +80,8 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "cookies.clear": cookiesClear,
   "state.export": stateExport,
   "state.import": stateImport,
+  "downloads.list": downloadsList,
+  "downloads.get": downloadsGet,
   "agent.run": agentRun,
   "agent.call": agentCall,
   click,

@@ -35,6 +35,8 @@ interface MethodDefaults {
   "cookies.clear": never;
   "state.export": never;
   "state.import": never;
+  "downloads.list": never;
+  "downloads.get": never;
   "agent.run": "tool";
   "agent.call": "params";
   click: "button" | "clickCount" | "modifiers";
@@ -104,6 +106,8 @@ export const METHOD_NAMES = [
   "cookies.clear",
   "state.export",
   "state.import",
+  "downloads.list",
+  "downloads.get",
   "agent.run",
   "agent.call",
   "click",

@@ -58,6 +58,30 @@ export interface Notifications {
     clientId: ClientId;
     tabId: string;
   };
+  /** A page of a client began a download. */
+  "download.started": {
+    downloadId: string;
+    clientId: ClientId;
+    url: string;
+    /** The name the page suggested. */
+    filename: string;
+  };
+  /** A download ended: completed (with its SHA-256), or cancelled. */
+  "download.finished": {
+    downloadId: string;
+    clientId: ClientId;
+    state: "completed" | "canceled";
+    bytes: number;
+    /** Of the file, hex, when completed. */
+    sha256?: string;
+    /** Why the hub cancelled it (over MAX_DOWNLOAD_BYTES). */
+    reason?: string;
+  };
+  /** A download's entry and file were removed, DOWNLOAD_TTL_MS after it ended. */
+  "download.removed": {
+    downloadId: string;
+    clientId: ClientId;
+  };
   /** A client's browser context was made (at its first tab). */
   "client.opened": {
     clientId: ClientId;
@@ -95,6 +119,9 @@ export const NOTIFICATION_NAMES = [
   "agent.connected",
   "agent.ready",
   "agent.disconnected",
+  "download.started",
+  "download.finished",
+  "download.removed",
   "client.opened",
   "client.closed",
   "agent.status",

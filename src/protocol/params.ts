@@ -201,7 +201,7 @@ export interface MethodParams extends ActionMethodParams {
   /** `events.subscribe`: Tab notifications for every client this connection may see. */
   "events.subscribe": {
     /** The topics to receive. */
-    topics: ("agents" | "clients" | "tabs")[];
+    topics: ("agents" | "clients" | "tabs" | "downloads")[];
   };
   /** `emulate`: Makes the tab look like another device, place or user: viewport, user agent, locale, time zone, geolocation, colour scheme, CPU speed. */
   emulate: {
@@ -387,6 +387,22 @@ export interface MethodParams extends ActionMethodParams {
     clientId?: ClientId;
     /** The document, as state.export or Playwright's storageState() gives it. */
     state: StorageState;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `downloads.list`: A client's downloads: running, finished and cancelled, with their size and SHA-256. */
+  "downloads.list": {
+    /** Whose downloads (default: a scoped token's first client, else DEFAULT_CLIENT_ID). */
+    clientId?: ClientId;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `downloads.get`: A completed download's file, base64 (or over HTTP: GET /downloads/:id). */
+  "downloads.get": {
+    /** As downloads.list or download.started gives it. */
+    downloadId: string;
+    /** The largest file answered here, in bytes (default MAX_RESULT_BYTES). */
+    maxSize?: number;
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
   };

@@ -186,6 +186,42 @@ export interface MethodResults {
     /** How many origins' localStorage were written. */
     origins: number;
   };
+  "downloads.list": {
+    downloads: {
+      downloadId: string;
+      clientId: ClientId;
+      url: string;
+      /** The name the page suggested. */
+      filename: string;
+      state: "inProgress" | "completed" | "canceled";
+      receivedBytes: number;
+      /** 0 when the server did not say. */
+      totalBytes: number;
+      startedAt: number;
+      finishedAt?: number;
+      sha256?: string;
+      reason?: string;
+    }[];
+  };
+  "downloads.get": {
+    download: {
+      downloadId: string;
+      clientId: ClientId;
+      url: string;
+      /** The name the page suggested. */
+      filename: string;
+      state: "inProgress" | "completed" | "canceled";
+      receivedBytes: number;
+      /** 0 when the server did not say. */
+      totalBytes: number;
+      startedAt: number;
+      finishedAt?: number;
+      sha256?: string;
+      reason?: string;
+    };
+    /** The file, base64. */
+    data: string;
+  };
   "agent.run": unknown;
   "agent.call": unknown;
   click: ActionResult;

@@ -42,6 +42,14 @@ describe("tabwire cookies / state / pdf (CLI, real hub)", function () {
     const tab = await openTab(client, fixtures.url("cookies"), { clientId: "cli-b" });
     try {
       expect((await evaluate<{ value: string }>(client, tab.target, "document.body.innerText")).value).to.include("login=cli-user");
+      const listed = (await run("network", "list", "--url", "**/cookies", "--target", tab.target)) as {
+        requests: { requestId: string; status: number }[];
+      };
+      expect(listed.requests.map((request) => request.status)).to.deep.equal([200]);
+      const one = (await run("network", "get", listed.requests[0]!.requestId, "--body", "--target", tab.target)) as {
+        body: { data: string };
+      };
+      expect(one.body.data).to.include("login=cli-user");
       const printed = (await run("pdf", "-o", path.join(dir, "page.pdf"), "--format", "A4", "--target", tab.target)) as {
         path: string;
         bytes: number;

@@ -1,0 +1,197 @@
+import { createHash } from "node:crypto";
+import { createReadStream } from "node:fs";
+import { mkdir, rm } from "node:fs/promises";
+import path from "node:path";
+import type { Protocol } from "devtools-protocol";
+import type { Browser } from "../cdp/browser.js";
+import { log } from "../log.js";
+import type { ClientManager } from "./client-manager.js";
+
+/** A download of a client's page, as downloads.list gives it. */
+export interface Download {
+  downloadId: string;
+  clientId: string;
+  url: string;
+  /** The name the page suggested. */
+  filename: string;
+  state: "inProgress" | "completed" | "canceled";
+  receivedBytes: number;
+  totalBytes: number;
+  startedAt: number;
+  finishedAt?: number;
+  /** SHA-256 of the file, hex, once completed. */
+  sha256?: string;
+  /** Why it was cancelled by the hub (over MAX_DOWNLOAD_BYTES), when it was. */
+  reason?: string;
+}
+
+/** What the downloads tell: a download began or ended, for the client it belongs to. */
+export type DownloadNotice = (
+  clientId: string,
+  method: "download.started" | "download.finished" | "download.removed",
+  params: object,
+) => void;
+
+interface Options {
+  dataDir: string;
+  maxBytes: number;
+  ttlMs: number;
+  notify: DownloadNotice;
+}
+
+const SET_TIMEOUT_MS = 5_000;
+
+/**
+ * Downloads, a folder per client under DATA_DIR/downloads: each client's browser context saves its downloads into its
+ * own folder (named by Chrome's id, never by the page's name), a download past MAX_DOWNLOAD_BYTES (or one taking the
+ * client's kept downloads past it) is cancelled, and a finished one is removed after DOWNLOAD_TTL_MS. A download is
+ * only ever listed for, and given to, its own client.
+ */
+export class ClientDownloads {
+  #browser: Browser;
+  #clients: ClientManager;
+  #options: Options;
+  #byId = new Map<string, Download>();
+  #timers = new Map<string, NodeJS.Timeout>();
+
+  constructor(browser: Browser, clients: ClientManager, options: Options) {
+    this.#browser = browser;
+    this.#clients = clients;
+    this.#options = options;
+    browser.on("connected", () => this.#onConnected());
+    if (browser.isUp) this.#onConnected();
+    clients.contexts.on("opened", (clientId) => void this.#allow(clientId));
+  }
+
+  /** The folder of a client's downloads. */
+  folderOf(clientId: string): string {
+    return path.join(this.#options.dataDir, "downloads", clientId);
+  }
+
+  /** A client's downloads, oldest first. */
+  list(clientId: string): Download[] {
+    return [...this.#byId.values()].filter((download) => download.clientId === clientId);
+  }
+
+  /** One download, if `canSee` reaches its client. */
+  get(downloadId: string, canSee: (clientId: string) => boolean): Download | undefined {
+    const download = this.#byId.get(downloadId);
+    return download && canSee(download.clientId) ? download : undefined;
+  }
+
+  /** Where a completed download's file is. */
+  fileOf(download: Download): string {
+    return path.join(this.folderOf(download.clientId), download.downloadId);
+  }
+
+  /** Removes every download's file (the hub stops). */
+  async removeAll(): Promise<void> {
+    for (const timer of this.#timers.values()) clearTimeout(timer);
+    this.#timers.clear();
+    await rm(path.join(this.#options.dataDir, "downloads"), { recursive: true, force: true });
+  }
+
+  #onConnected(): void {
+    const connection = this.#browser.connection();
+    connection.on("Browser.downloadWillBegin", (event) => this.#began(event));
+    connection.on("Browser.downloadProgress", (event) => void this.#progressed(event));
+    // Chrome's default context is the default client's; every other client's context is set as it is made.
+    void this.#allow(null);
+  }
+
+  /** Lets a client's context (null: Chrome's default one) download, into the client's own folder. */
+  async #allow(clientId: string | null): Promise<void> {
+    const owner = clientId ?? this.#clients.defaultClientId;
+    const context = clientId === null ? {} : this.#clients.contexts.existing(clientId);
+    if (context === null) return;
+    try {
+      const downloadPath = this.folderOf(owner);
+      await mkdir(downloadPath, { recursive: true, mode: 0o700 });
+      const behavior = { behavior: "allowAndName" as const, downloadPath, eventsEnabled: true, ...context };
+      await this.#browser.connection().send("Browser.setDownloadBehavior", behavior, { timeoutMs: SET_TIMEOUT_MS });
+    } catch (error) {
+      log.warn("cannot let a client's context download", { clientId: owner, error: (error as Error).message });
+    }
+  }
+
+  #began(event: Protocol.Browser.DownloadWillBeginEvent): void {
+    // A page's main frame has the page's id: the download is its tab's client's. One an iframe starts is saved in its
+    // client's folder all the same, but not listed (Chrome does not say whose frame it is).
+    const page = this.#browser.page(event.frameId);
+    if (!page) return void log.warn("a download started by an iframe is not listed", { url: event.url });
+    const clientId = this.#clients.ownerOf(page.tabId);
+    const download: Download = {
+      downloadId: event.guid,
+      clientId,
+      url: event.url,
+      filename: event.suggestedFilename,
+      state: "inProgress",
+      receivedBytes: 0,
+      totalBytes: 0,
+      startedAt: Date.now(),
+    };
+    this.#byId.set(event.guid, download);
+    this.#options.notify(clientId, "download.started", { downloadId: event.guid, clientId, url: event.url, filename: download.filename });
+  }
+
+  async #progressed(event: Protocol.Browser.DownloadProgressEvent): Promise<void> {
+    const download = this.#byId.get(event.guid);
+    if (!download || download.state !== "inProgress") return;
+    download.receivedBytes = event.receivedBytes;
+    download.totalBytes = event.totalBytes;
+    const kept = this.list(download.clientId)
+      .filter((each) => each !== download && each.state === "completed")
+      .reduce((sum, each) => sum + each.receivedBytes, 0);
+    if (event.state === "inProgress" && Math.max(event.receivedBytes, event.totalBytes) + kept > this.#options.maxBytes) {
+      download.reason = `over MAX_DOWNLOAD_BYTES (${this.#options.maxBytes} bytes for a download, and for a client's kept downloads together)`;
+      download.state = "canceled";
+      const context = this.#clients.contexts.existing(download.clientId) ?? {};
+      await this.#browser
+        .connection()
+        .send("Browser.cancelDownload", { guid: event.guid, ...context }, { timeoutMs: SET_TIMEOUT_MS })
+        .catch(() => undefined);
+      return this.#finish(download);
+    }
+    if (event.state === "inProgress") return;
+    download.state = event.state;
+    if (event.state === "completed") download.sha256 = await sha256Of(this.fileOf(download)).catch(() => undefined);
+    this.#finish(download);
+  }
+
+  #finish(download: Download): void {
+    download.finishedAt = Date.now();
+    const { downloadId, clientId, state, receivedBytes: bytes, sha256, reason } = download;
+    this.#options.notify(clientId, "download.finished", {
+      downloadId,
+      clientId,
+      state,
+      bytes,
+      ...(sha256 ? { sha256 } : {}),
+      ...(reason ? { reason } : {}),
+    });
+    // A cancelled download's part goes at once; its entry stays listed, as a finished one's, for DOWNLOAD_TTL_MS.
+    if (state !== "completed") void rm(this.fileOf(download), { force: true });
+    const timer = setTimeout(() => void this.#expire(downloadId), this.#options.ttlMs);
+    timer.unref();
+    this.#timers.set(downloadId, timer);
+  }
+
+  async #expire(downloadId: string): Promise<void> {
+    const download = this.#byId.get(downloadId);
+    this.#timers.delete(downloadId);
+    if (!download) return;
+    this.#byId.delete(downloadId);
+    await rm(this.fileOf(download), { force: true });
+    this.#options.notify(download.clientId, "download.removed", { downloadId, clientId: download.clientId });
+  }
+}
+
+function sha256Of(file: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const hash = createHash("sha256");
+    createReadStream(file)
+      .on("data", (chunk) => hash.update(chunk))
+      .on("end", () => resolve(hash.digest("hex")))
+      .on("error", reject);
+  });
+}
