@@ -148,7 +148,7 @@ function buildServices(config: Config): HubServices {
   const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
   const notify = (clientId: string, method: "download.started" | "download.finished" | "download.removed", params: object): void =>
     eventTopics.publish("downloads", clientId, { method, params: params as never });
-  const downloads = new ClientDownloads(browser, clients, { dataDir, maxBytes, ttlMs, notify });
+  const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
     ...{ uploads, emulation, network, routes, downloads },

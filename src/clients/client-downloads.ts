@@ -33,6 +33,8 @@ export type DownloadNotice = (
 ) => void;
 
 interface Options {
+  /** Whether Chrome is the hub's own: only then are its default context's downloads (DEFAULT_CLIENT_ID's) taken. */
+  embedded: boolean;
   dataDir: string;
   maxBytes: number;
   ttlMs: number;
@@ -95,8 +97,9 @@ export class ClientDownloads {
     const connection = this.#browser.connection();
     connection.on("Browser.downloadWillBegin", (event) => this.#began(event));
     connection.on("Browser.downloadProgress", (event) => void this.#progressed(event));
-    // Chrome's default context is the default client's; every other client's context is set as it is made.
-    void this.#allow(null);
+    // Chrome's default context is the default client's, when the Chrome is the hub's own (with CDP_URL it is the user's
+    // browsing, whose downloads stay Chrome's); every other client's context is set as it is made.
+    if (this.#options.embedded) void this.#allow(null);
   }
 
   /** Lets a client's context (null: Chrome's default one) download, into the client's own folder. */

@@ -1,5 +1,5 @@
 import type { Protocol } from "devtools-protocol";
-import type { Budget } from "../budget.js";
+import { Budget } from "../budget.js";
 import { ProtocolError } from "../cdp/callback-registry.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
@@ -32,6 +32,7 @@ export interface StateCookie {
 type Services = { clients: ClientManager; browser: Browser; pool: SessionPool };
 
 const CLOSE_TIMEOUT_MS = 2_000;
+const ORIGIN_READ_MS = 1_000;
 const BLANK_PAGE = Buffer.from("<!doctype html><title></title>").toString("base64");
 
 /** A client's cookies and the localStorage of the origins its tabs show now, as Playwright's storage state. */
@@ -43,16 +44,22 @@ export async function exportState(services: Services, clientId: string, budget: 
     const origin = webOrigin(page.url);
     if (origin !== null && !byOrigin.has(origin)) byOrigin.set(origin, page.tabId);
   }
-  const origins: StorageState["origins"] = [];
-  for (const [origin, tabId] of byOrigin) {
-    const tab = await services.pool.acquire(tabId, budget);
-    const localStorage = await readLocalStorage(tab, origin, budget).catch((error: Error) => {
-      // A tab that left the origin meanwhile has nothing of it to give.
-      log.debug("cannot read an origin's localStorage", { origin, error: error.message });
-      return [];
-    });
-    if (localStorage.length > 0) origins.push({ origin, localStorage });
-  }
+  // Each tab is asked at once and given a second at most: a busy or hung tab leaves its origin out, never the call.
+  const read = await Promise.all(
+    [...byOrigin].map(async ([origin, tabId]) => {
+      const each = new Budget(Math.min(ORIGIN_READ_MS, budget.remainingMs()));
+      try {
+        const tab = await services.pool.acquire(tabId, each);
+        return { origin, localStorage: await readLocalStorage(tab, origin, each) };
+      } catch (error) {
+        log.debug("cannot read an origin's localStorage", { origin, error: (error as Error).message });
+        return { origin, localStorage: [] };
+      } finally {
+        each.dispose();
+      }
+    }),
+  );
+  const origins = read.filter((entry) => entry.localStorage.length > 0);
   return { cookies, origins };
 }
 

@@ -5,7 +5,8 @@ import { defineMethod } from "../services.js";
 export const networkList = defineMethod("network.list", { runs: "tab" }, async (params, call) => {
   const entry = call.services.clients.resolve(params.target, call.connection);
   const { filter = {} } = params;
-  const matches = filter.url === undefined ? () => true : urlMatcher(filter.url, { method: "network.list", path: "/filter/url" });
+  const matches =
+    filter.url === undefined ? () => true : urlMatcher(filter.url, { method: "network.list", path: "/filter/url", regex: false });
   const types = filter.resourceType === undefined ? null : new Set(filter.resourceType.map((type) => type.toLowerCase()));
   const all = call.services.network
     .entries(entry.tabId)

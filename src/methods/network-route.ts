@@ -10,7 +10,7 @@ export const networkRoute = defineMethod("network.route", { runs: "here" }, asyn
     const message = "give target (one tab) or clientId (every tab of the client), not both";
     throw new HubError("INVALID_PARAMS", message, { errors: [{ path: "/clientId", message }] });
   }
-  const matches = urlMatcher(params.url, { method: "network.route", path: "/url" });
+  const matches = urlMatcher(params.url, { method: "network.route", path: "/url", regex: false });
   const action = actionOf(params);
   const { routes, clients, pool } = call.services;
   const remaining = params.times ?? null;

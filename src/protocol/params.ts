@@ -277,7 +277,7 @@ export interface MethodParams extends ActionMethodParams {
     target?: Target;
     /** Every tab of this client (default: a scoped token's first client, else DEFAULT_CLIENT_ID); not with target. */
     clientId?: ClientId;
-    /** Which URLs: a glob or /regex/flags. */
+    /** Which URLs: a glob. */
     url: string;
     /** What to do with a matching request. */
     action: "block" | "fulfill" | "continue";

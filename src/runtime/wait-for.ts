@@ -3,6 +3,7 @@ import { isContextGone } from "../cdp/protocol-errors.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import { urlMatcher } from "./url-matcher.js";
+import { stoppedForAnotherCall, wasTerminated } from "./hub-script.js";
 
 /** One condition of `wait.for`. */
 export type WaitCondition =
@@ -56,6 +57,7 @@ export async function waitFor(tab: TabSession, condition: WaitCondition, budget:
 async function waitInPage(tab: TabSession, condition: WaitCondition, budget: Budget): Promise<void> {
   for (;;) {
     const timeoutMs = Math.max(0, budget.remainingMs() - ANSWER_MARGIN_MS);
+    const terminationsBefore = tab.terminations;
     try {
       const { result, exceptionDetails } = await tab.send(
         "Runtime.evaluate",
@@ -79,8 +81,11 @@ async function waitInPage(tab: TabSession, condition: WaitCondition, budget: Bud
       if (result.value === true) return;
       throw timedOut(budget, describe(condition));
     } catch (error) {
+      if (budget.isOver) throw error;
+      // The hub stopped another call's runaway script, and the wait's own with it.
+      if (wasTerminated(error, tab.terminations > terminationsBefore)) throw stoppedForAnotherCall("wait.for");
       // The page navigated: the condition may hold in the new document; wait there once it has a context.
-      if (!isContextGone(error) || budget.isOver) throw error;
+      if (!isContextGone(error)) throw error;
       await nextDocument(tab, budget);
     }
   }

@@ -157,7 +157,7 @@ describe("network.list, network.get, network.har, network.route and network.unro
     }
   });
 
-  it("continue adds a header the server sees; times ends a route after its uses; a bad glob is INVALID_PARAMS", async () => {
+  it("continue adds a header the server sees; times ends a route after its uses; beta cannot route alpha's tabs", async () => {
     const tab = await openTab(alpha, site.url("index.html"));
     try {
       await alpha.call("network.route", {
@@ -173,7 +173,6 @@ describe("network.list, network.get, network.har, network.route and network.unro
       expect(
         (await evaluate<{ value: string[] }>(alpha, tab.target, { expression: twice, awaitPromise: true })).value.sort(),
       ).to.deep.equal(["blocked", "ok"]);
-      expect((await rpcFailure(alpha.call("network.route", { target: tab.target, url: "/(/", action: "block" }))).code).to.equal(-32602);
       expect((await rpcFailure(beta.call("network.route", { target: tab.target, url: "**", action: "block" }))).message).to.match(
         /no tab|not found/i,
       );

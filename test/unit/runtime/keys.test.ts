@@ -34,5 +34,10 @@ describe("wait.for URL patterns", () => {
     expect(urlMatcher("http://host/a?b")("http://host/a?b")).to.equal(true);
     expect(urlMatcher("/DONE\\.html$/i")("http://x/done.html")).to.equal(true);
     expect(() => urlMatcher("/(/")).to.throw(/not a valid regular expression/);
+    // Without regular expressions a pattern is a glob, matched without backtracking: thirty stars against 5,000
+    // characters answer at once (a regular expression built from them would not finish).
+    const matcher = urlMatcher(`${"**a".repeat(30)}b`, { method: "network.list", path: "/filter/url", regex: false });
+    expect(matcher(`http://x/${"a".repeat(5_000)}`)).to.equal(false);
+    expect(urlMatcher("/(/", { method: "network.route", path: "/url", regex: false })("/(/")).to.equal(true);
   });
 });
