@@ -26,7 +26,7 @@ type HarEntry = {
     httpVersion: string;
     cookies: [];
     headers: { name: string; value: string }[];
-    content: { size: number; mimeType: string };
+    content: { size: number; mimeType: string; text?: string; encoding?: "base64" };
     redirectURL: string;
     headersSize: -1;
     bodySize: number;
@@ -38,12 +38,25 @@ type HarEntry = {
   _requestId: string;
 };
 
-/** The log's requests as HAR 1.2 entries: headers, query strings, request bodies, statuses, sizes and timings. */
-export function buildHar(entries: readonly NetworkEntry[], creator: { name: string; version: string }): Har {
-  return { log: { version: "1.2", creator, pages: [], entries: entries.map(harEntry) } };
+/** A response body as HAR keeps it: text, or base64 with its encoding. */
+export interface HarBody {
+  text: string;
+  base64: boolean;
 }
 
-function harEntry(entry: NetworkEntry): HarEntry {
+/**
+ * The log's requests as HAR 1.2 entries: headers, query strings, request bodies, statuses, sizes and timings, and the
+ * response bodies given in `bodies` (by request id).
+ */
+export function buildHar(
+  entries: readonly NetworkEntry[],
+  creator: { name: string; version: string },
+  bodies: ReadonlyMap<string, HarBody> = new Map(),
+): Har {
+  return { log: { version: "1.2", creator, pages: [], entries: entries.map((entry) => harEntry(entry, bodies.get(entry.requestId))) } };
+}
+
+function harEntry(entry: NetworkEntry, body: HarBody | undefined): HarEntry {
   const wait = round(entry.responseMs ?? 0);
   const time = round(entry.durationMs ?? entry.responseMs ?? 0);
   const contentType = entry.requestHeaders["Content-Type"] ?? entry.requestHeaders["content-type"] ?? "application/octet-stream";
@@ -68,7 +81,11 @@ function harEntry(entry: NetworkEntry): HarEntry {
       httpVersion: entry.httpVersion ?? "",
       cookies: [],
       headers: headerList(entry.responseHeaders ?? {}),
-      content: { size: entry.encodedBytes ?? 0, mimeType: entry.mimeType ?? "" },
+      content: {
+        size: entry.encodedBytes ?? 0,
+        mimeType: entry.mimeType ?? "",
+        ...(body ? { text: body.text, ...(body.base64 ? { encoding: "base64" as const } : {}) } : {}),
+      },
       redirectURL: location,
       headersSize: -1,
       bodySize: entry.encodedBytes ?? -1,

@@ -268,6 +268,10 @@ export interface MethodParams extends ActionMethodParams {
   "network.har": {
     /** Composite `clientId:tabId`, as tabs.list gives it */
     target: Target;
+    /** Put in the response bodies Chrome still keeps (default false). */
+    bodies?: boolean;
+    /** The bodies cut off at this many characters together (default MAX_RESULT_BYTES). */
+    maxSize?: number;
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
   };

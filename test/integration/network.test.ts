@@ -22,7 +22,7 @@ interface HarLog {
       startedDateTime: string;
       time: number;
       request: Record<string, unknown> & { url: string; headers: unknown[] };
-      response: Record<string, unknown> & { status: number; content: { size: number; mimeType: string } };
+      response: Record<string, unknown> & { status: number; content: { size: number; mimeType: string; text?: string } };
       cache: object;
       timings: { send: number; wait: number; receive: number };
     }[];
@@ -108,6 +108,9 @@ describe("network.list, network.get, network.har, network.route and network.unro
         expect(entry.cache).to.be.an("object");
         expect(entry.timings).to.include.keys("send", "wait", "receive");
       }
+      const withBodies = (await alpha.call("network.har", { target: tab.target, bodies: true })) as HarLog;
+      const json = withBodies.log.entries.find((entry) => entry.request.url === site.url("data.json"));
+      expect(JSON.parse(json?.response.content.text ?? "null")).to.deep.equal({ data: "fetched", count: 42 });
       // Another client's token gets nothing of the tab.
       for (const method of ["network.list", "network.har"])
         expect((await rpcFailure(beta.call(method, { target: tab.target }))).message).to.match(/no tab|not found/i);
