@@ -207,7 +207,7 @@ export interface MethodParams extends ActionMethodParams {
   emulate: {
     /** Composite `clientId:tabId`, as tabs.list gives it */
     target: Target;
-    /** The page's viewport in CSS pixels, its device scale factor (default: the screen's) and whether it is a phone (touch, mobile viewport meta). */
+    /** The page's viewport in CSS pixels (at most 4000 a side), its device scale factor (at most 4; default: the screen's) and whether it is a phone (touch, mobile viewport meta): a larger one could take the whole browser down drawing one page. */
     viewport?: {
       width: number;
       height: number;
