@@ -43,27 +43,19 @@ export function wireError(error: unknown, method: string): { code: number; messa
   return { code: -32603, message: "internal error; the hub logged the details" };
 }
 
-export function parseFrame(text: string): Frame | null {
+/** A command read from a frame, or the id of a frame that is JSON but no command (to answer it), if it has one. */
+export function readFrame(text: string): Frame | { invalidId: number | undefined } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return null;
+    return { invalidId: undefined };
   }
-  if (typeof value !== "object" || value === null) return null;
+  if (typeof value !== "object" || value === null) return { invalidId: undefined };
   const { id, method, params, sessionId } = value as Record<string, unknown>;
-  if (!Number.isSafeInteger(id) || typeof method !== "string" || method.length > 200) return null;
-  if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) return null;
-  if (sessionId !== undefined && typeof sessionId !== "string") return null;
+  const invalid = { invalidId: Number.isSafeInteger(id) ? (id as number) : undefined };
+  if (!Number.isSafeInteger(id) || typeof method !== "string" || method.length > 200) return invalid;
+  if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) return invalid;
+  if (sessionId !== undefined && typeof sessionId !== "string") return invalid;
   return { id: id as number, method, params: (params ?? {}) as Record<string, unknown>, ...(sessionId === undefined ? {} : { sessionId }) };
-}
-
-/** The id of a frame that is JSON but not a command, to answer it. */
-export function idOf(text: string): number | undefined {
-  try {
-    const { id } = JSON.parse(text) as { id?: unknown };
-    return Number.isSafeInteger(id) ? (id as number) : undefined;
-  } catch {
-    return undefined;
-  }
 }

@@ -5,13 +5,13 @@ import type { Protocol } from "devtools-protocol";
 import type WebSocket from "ws";
 import { Budget } from "../budget.js";
 import type { CdpConnection } from "../cdp/connection.js";
-import type { CdpSession } from "../cdp/session.js";
-import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import { RateLimit } from "../rpc/rate-limit.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
 import type { HubServices } from "../services.js";
-import { CdpFailure, idOf, NO_CONTEXT, NO_SESSION, NO_TARGET, parseFrame, refused, wireError, type Frame } from "./cdp-frames.js";
+import { CdpFailure, NO_CONTEXT, NO_SESSION, NO_TARGET, readFrame, refused, wireError, type Frame } from "./cdp-frames.js";
+import { CdpOutbox } from "./cdp-outbox.js";
+import { CdpSessions } from "./cdp-sessions.js";
 import { BY_TARGET_ID, IN_CLIENT_CONTEXT, isBrowserScoped, isRefused } from "./cdp-rules.js";
 
 /** Who a /cdp connection acts for, and its limits. */
@@ -29,12 +29,6 @@ export interface CdpProxyOptions {
   slowReaderTimeoutMs: number;
 }
 
-interface HeldSession {
-  session: CdpSession;
-  /** The session it was auto-attached under (an iframe's or a worker's), if not attached at the browser level. */
-  parent?: string;
-}
-
 /**
  * One browser-level CDP connection at /cdp, acting for one client over the hub's own connection to Chrome: it sees
  * and makes only the client's pages (its browser context is the caller's default one), its sessions are its own,
@@ -44,7 +38,7 @@ export class CdpProxy {
   #ws: WebSocket;
   #options: CdpProxyOptions;
   #connection: CdpConnection;
-  #sessions = new Map<string, HeldSession>();
+  #sessions: CdpSessions;
   /** The client's pages this connection was told of (so their end is told too). */
   #shown = new Set<string>();
   /** The client's pages this connection auto-attached to, each settled once the caller has heard of its session. */
@@ -58,13 +52,16 @@ export class CdpProxy {
   #release: () => void;
   #downloads: Promise<string> | null = null;
   #unsubscribe: (() => void)[] = [];
-  #overSince: number | null = null;
+  #outbox: CdpOutbox;
   #closed = false;
 
   constructor(ws: WebSocket, options: CdpProxyOptions) {
     this.#ws = ws;
     this.#options = options;
     this.#connection = options.services.browser.connection();
+    const { highWaterBytes, slowReaderTimeoutMs, clientId } = options;
+    this.#outbox = new CdpOutbox(ws, { highWaterBytes, slowReaderTimeoutMs, clientId });
+    this.#sessions = new CdpSessions(this.#connection, (message) => this.#emit(message));
     this.#rate = new RateLimit(options.ratePerSec);
     const kept = options.services.clients.contexts.keep(options.clientId);
     this.#context = kept.contextId;
@@ -98,7 +95,7 @@ export class CdpProxy {
     on("Target.targetCrashed", (event: Protocol.Target.TargetCrashedEvent) => this.#onTargetGone("Target.targetCrashed", event));
     on("Target.detachedFromTarget", (event: Protocol.Target.DetachedFromTargetEvent) => {
       if (!this.#sessions.has(event.sessionId)) return;
-      this.#forget(event.sessionId);
+      this.#sessions.forget(event.sessionId);
       this.#emit({ method: "Target.detachedFromTarget", params: event });
     });
     const lost = (): void => this.#ws.close(1011, "Chrome was lost; the hub is reconnecting: connect again shortly");
@@ -107,9 +104,9 @@ export class CdpProxy {
   }
 
   #onFrame(text: string | null): void {
-    const frame = text === null ? null : parseFrame(text);
-    if (!frame) {
-      const id = text === null ? undefined : idOf(text);
+    const frame = text === null ? { invalidId: undefined } : readFrame(text);
+    if ("invalidId" in frame) {
+      const id = frame.invalidId;
       if (id !== undefined) this.#emit({ id, error: { code: -32600, message: "a command is {id, method, params?, sessionId?}" } });
       return;
     }
@@ -251,14 +248,14 @@ export class CdpProxy {
     this.#autoAttach = params.autoAttach === true;
     if (!this.#autoAttach) return {};
     const { targetInfos } = (await this.#send("Target.getTargets", {})) as Protocol.Target.GetTargetsResponse;
-    await Promise.all(targetInfos.filter((info) => this.#isOwnPage(info.targetId)).map((info) => this.#autoAttachTo(info.targetId)));
+    await Promise.all(targetInfos.filter((info) => this.#isOwnPage(info.targetId)).map((info) => this.#autoAttachTo(info.targetId, info)));
     return {};
   }
 
-  #autoAttachTo(targetId: string): Promise<void> {
+  #autoAttachTo(targetId: string, known?: Protocol.Target.TargetInfo): Promise<void> {
     let attached = this.#attached.get(targetId);
     if (!attached) {
-      attached = this.#attach(targetId).then(
+      attached = this.#attach(targetId, known).then(
         () => undefined,
         (error: Error) => {
           log.debug("a /cdp auto-attach failed", { targetId, error: error.message });
@@ -269,9 +266,13 @@ export class CdpProxy {
     return attached;
   }
 
-  /** Attaches this connection to one of the client's pages; the caller hears of the session before the answer. */
-  async #attach(targetId: string): Promise<string> {
-    const { targetInfo } = (await this.#send("Target.getTargetInfo", { targetId })) as Protocol.Target.GetTargetInfoResponse;
+  /**
+   * Attaches this connection to one of the client's pages (its info asked of Chrome when the caller did not have it);
+   * the caller hears of the session before the answer.
+   */
+  async #attach(targetId: string, known?: Protocol.Target.TargetInfo): Promise<string> {
+    const targetInfo =
+      known ?? ((await this.#send("Target.getTargetInfo", { targetId })) as Protocol.Target.GetTargetInfoResponse).targetInfo;
     const { sessionId } = (await this.#send("Target.attachToTarget", {
       targetId,
       flatten: true,
@@ -280,7 +281,7 @@ export class CdpProxy {
       void this.#send("Target.detachFromTarget", { sessionId }).catch(() => undefined);
       throw new CdpFailure(-32000, "the connection closed");
     }
-    this.#hold(sessionId, targetId);
+    this.#sessions.hold(sessionId, targetId);
     this.#emit({
       method: "Target.attachedToTarget",
       params: { sessionId, targetInfo: { ...targetInfo, attached: true }, waitingForDebugger: false },
@@ -290,45 +291,16 @@ export class CdpProxy {
 
   /** Detaches one of this connection's sessions, on the session it was attached under (the browser, or its parent). */
   async #detach(params: Record<string, unknown>): Promise<unknown> {
-    const sessionId = typeof params.sessionId === "string" ? params.sessionId : this.#sessionOf(params.targetId);
-    const held = sessionId === undefined ? undefined : this.#sessions.get(sessionId);
-    if (!held || sessionId === undefined) throw NO_SESSION();
-    return this.#send("Target.detachFromTarget", { sessionId }, held.parent);
-  }
-
-  #sessionOf(targetId: unknown): string | undefined {
-    for (const [sessionId, held] of this.#sessions) if (held.session.targetId === targetId && held.parent === undefined) return sessionId;
-    return undefined;
-  }
-
-  /** Registers a session of this connection on the hub's connection, relaying its events. */
-  #hold(sessionId: string, targetId: string, parent?: string): void {
-    const session = this.#connection.createSession(sessionId, targetId);
-    session.tap = (method, params) => this.#onSessionEvent(sessionId, method, params);
-    this.#sessions.set(sessionId, { session, parent });
-  }
-
-  #onSessionEvent(sessionId: string, method: string, params: unknown): void {
-    if (method === "Target.attachedToTarget") {
-      const { sessionId: child, targetInfo } = params as Protocol.Target.AttachedToTargetEvent;
-      this.#hold(child, targetInfo.targetId, sessionId);
-    } else if (method === "Target.detachedFromTarget") {
-      this.#forget((params as Protocol.Target.DetachedFromTargetEvent).sessionId);
-    }
-    this.#emit({ method, params, sessionId });
-  }
-
-  /** Forgets a session and the sessions attached under it. */
-  #forget(sessionId: string): void {
-    if (!this.#sessions.delete(sessionId)) return;
-    this.#connection.dropSession(sessionId, new HubError("TARGET_CLOSED", "the /cdp session was detached"));
-    for (const [child, held] of [...this.#sessions]) if (held.parent === sessionId) this.#forget(child);
+    const sessionId = typeof params.sessionId === "string" ? params.sessionId : this.#sessions.onTarget(params.targetId);
+    const parent = sessionId === undefined ? null : this.#sessions.parentOf(sessionId);
+    if (sessionId === undefined || parent === null) throw NO_SESSION();
+    return this.#send("Target.detachFromTarget", { sessionId }, parent);
   }
 
   #onTargetInfo(info: Protocol.Target.TargetInfo, created: boolean): void {
     if (!this.#isOwnPage(info.targetId)) return;
     this.#show(info, created ? "Target.targetCreated" : "Target.targetInfoChanged");
-    if (created && this.#autoAttach) void this.#autoAttachTo(info.targetId);
+    if (created && this.#autoAttach) void this.#autoAttachTo(info.targetId, info);
   }
 
   #show(info: Protocol.Target.TargetInfo, method = "Target.targetCreated"): void {
@@ -378,35 +350,17 @@ export class CdpProxy {
   }
 
   #emit(message: object): void {
-    if (this.#closed || this.#ws.readyState !== this.#ws.OPEN) return;
-    this.#ws.send(JSON.stringify(message));
-    this.#watchReader();
-  }
-
-  /** A caller that stops reading (its page's events pile up in the hub) is disconnected after SLOW_READER_TIMEOUT_MS. */
-  #watchReader(): void {
-    if (this.#ws.bufferedAmount <= this.#options.highWaterBytes) {
-      this.#overSince = null;
-      return;
-    }
-    const now = Date.now();
-    this.#overSince ??= now;
-    if (now - this.#overSince > this.#options.slowReaderTimeoutMs) {
-      log.warn("closing a /cdp connection that stopped reading", {
-        clientId: this.#options.clientId,
-        bufferedBytes: this.#ws.bufferedAmount,
-      });
-      this.#ws.terminate();
-    }
+    this.#outbox.send(message);
   }
 
   /** Ends the connection: its sessions detached, its hold on the context given back; an ephemeral client's tabs closed. */
   async #dispose(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#outbox.close();
     for (const unsubscribe of this.#unsubscribe) unsubscribe();
-    const topLevel = [...this.#sessions].filter(([, held]) => held.parent === undefined).map(([sessionId]) => sessionId);
-    for (const sessionId of [...this.#sessions.keys()]) this.#forget(sessionId);
+    const topLevel = this.#sessions.topLevel();
+    this.#sessions.forgetAll();
     if (!this.#connection.isClosed) {
       await Promise.all(topLevel.map((sessionId) => this.#send("Target.detachFromTarget", { sessionId }).catch(() => undefined)));
     }
