@@ -49,7 +49,6 @@ export interface Hub {
 }
 
 const CLOSE_WAIT_MS = 1_000;
-/** The protocol version agents are told in welcome. */
 // Messages kept per tab for console.list and replay.
 const CONSOLE_BUFFER_SIZE = 1_000;
 // What one tab's console buffer may hold: a page that logs huge messages costs bounded memory.

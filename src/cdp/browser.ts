@@ -92,6 +92,12 @@ export class Browser extends EventEmitter<BrowserEvents> {
     return [...this.#pages.values()];
   }
 
+  /** Calls `listener` with each page that goes, closed or crashed (for what the hub keeps per tab). */
+  onPageGone(listener: (tabId: string) => void): void {
+    this.on("pageDestroyed", (tabId) => listener(tabId));
+    this.on("pageCrashed", listener);
+  }
+
   /** One page target, if Chrome has reported it. */
   page(tabId: string): PageInfo | undefined {
     return this.#pages.get(tabId);

@@ -60,14 +60,9 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
    */
   async acquire(clientId: string, budget: Budget): Promise<string | undefined> {
     if (clientId === this.#options.defaultClientId) return undefined;
-    const context = this.#byClient.get(clientId) ?? this.#make(clientId);
-    context.holds++;
-    this.#disarm(context);
-    budget.defer(() => {
-      context.holds--;
-      this.review(clientId);
-    });
-    return budget.race(context.making);
+    const { contextId, release } = this.keep(clientId);
+    budget.defer(release);
+    return budget.race(contextId);
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { Budget } from "../budget.js";
+import { ProtocolError } from "../cdp/callback-registry.js";
 import { HubError } from "../errors.js";
 import type { Cookie } from "../protocol/types.js";
 import type { Browser } from "../cdp/browser.js";
@@ -23,6 +24,24 @@ export async function readCookies(
       throw error;
     });
   return cookies;
+}
+
+/**
+ * Sets cookies in a context (`{}`: Chrome's default one); a cookie Chrome refuses is the caller's INVALID_PARAMS,
+ * `what` naming whose cookies they were.
+ */
+export async function writeCookies(
+  browser: Browser,
+  write: { cookies: Protocol.Network.CookieParam[]; context: { browserContextId?: string }; what: string },
+  budget: Budget,
+): Promise<void> {
+  await browser
+    .connection()
+    .send("Storage.setCookies", { cookies: write.cookies, ...write.context }, { budget })
+    .catch((error: unknown) => {
+      if (error instanceof ProtocolError) throw new HubError("INVALID_PARAMS", `Chrome refused ${write.what}: ${error.protocolMessage}`);
+      throw error;
+    });
 }
 
 /** `urls` as URLs; one that is not absolute is INVALID_PARAMS naming its place in `field`. */

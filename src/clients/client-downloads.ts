@@ -5,25 +5,8 @@ import path from "node:path";
 import type { Protocol } from "devtools-protocol";
 import type { Browser } from "../cdp/browser.js";
 import { log } from "../log.js";
+import type { Download } from "../protocol/types.js";
 import type { ClientManager } from "./client-manager.js";
-
-/** A download of a client's page, as downloads.list gives it. */
-export interface Download {
-  downloadId: string;
-  clientId: string;
-  url: string;
-  /** The name the page suggested. */
-  filename: string;
-  state: "inProgress" | "completed" | "canceled";
-  receivedBytes: number;
-  totalBytes: number;
-  startedAt: number;
-  finishedAt?: number;
-  /** SHA-256 of the file, hex, once completed. */
-  sha256?: string;
-  /** Why it was cancelled by the hub (over MAX_DOWNLOAD_BYTES), when it was. */
-  reason?: string;
-}
 
 /** What the downloads tell: a download began or ended, for the client it belongs to. */
 export type DownloadNotice = (

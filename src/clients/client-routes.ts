@@ -41,8 +41,7 @@ export class ClientRoutes {
   constructor(pool: SessionPool, browser: Browser, clients: ClientManager) {
     this.#clients = clients;
     pool.onAttach((tab) => this.#review(tab));
-    browser.on("pageDestroyed", (tabId) => this.#forgetTab(tabId));
-    browser.on("pageCrashed", (tabId) => this.#forgetTab(tabId));
+    browser.onPageGone((tabId) => this.#forgetTab(tabId));
     browser.on("disconnected", () => this.#armed.clear());
   }
 

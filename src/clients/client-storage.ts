@@ -1,13 +1,12 @@
 import type { Protocol } from "devtools-protocol";
 import { Budget } from "../budget.js";
-import { ProtocolError } from "../cdp/callback-registry.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import type { Browser } from "../cdp/browser.js";
 import type { SessionPool } from "../cdp/session-pool.js";
 import type { ClientManager } from "./client-manager.js";
-import { readCookies } from "./client-cookies.js";
+import { readCookies, writeCookies } from "./client-cookies.js";
 
 /** Playwright's storage state: cookies, and each origin's localStorage. */
 export interface StorageState {
@@ -76,14 +75,7 @@ export async function importState(services: Services, into: { clientId: string; 
       ...{ name, value, domain, path, httpOnly, secure, sameSite },
       ...(expires > 0 ? { expires } : {}),
     }));
-    await services.browser
-      .connection()
-      .send("Storage.setCookies", { cookies, ...inContext }, { budget })
-      .catch((error: unknown) => {
-        if (error instanceof ProtocolError)
-          throw new HubError("INVALID_PARAMS", `Chrome refused the state's cookies: ${error.protocolMessage}`);
-        throw error;
-      });
+    await writeCookies(services.browser, { cookies, context: inContext, what: "the state's cookies" }, budget);
   }
   for (const { origin, localStorage } of state.origins) {
     if (localStorage.length === 0) continue;

@@ -49,8 +49,7 @@ export class NetworkLog {
   constructor(pool: SessionPool, browser: Browser, capacity: number) {
     this.#capacity = capacity;
     pool.onAttach((tab) => this.#watch(tab));
-    browser.on("pageDestroyed", (tabId) => this.#byTab.delete(tabId));
-    browser.on("pageCrashed", (tabId) => this.#byTab.delete(tabId));
+    browser.onPageGone((tabId) => this.#byTab.delete(tabId));
     browser.on("disconnected", () => this.#byTab.clear());
   }
 

@@ -2,7 +2,6 @@ import { createReadStream } from "node:fs";
 import { stat } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { pipeline } from "node:stream/promises";
-import { ErrorCode } from "../errors.js";
 import type { HubServices } from "../services.js";
 import type { Grant } from "../transport/auth.js";
 import { HttpError } from "./http-io.js";
@@ -19,7 +18,7 @@ export async function sendDownload(
     throw new HttpError(404, { code: 404, message: "no completed download with that id for this token (downloads.list names them)" });
   const file = services.downloads.fileOf(download);
   const { size } = await stat(file).catch(() => {
-    throw new HttpError(404, { code: ErrorCode.INTERNAL_ERROR, message: "the download's file is gone (past DOWNLOAD_TTL_MS)" });
+    throw new HttpError(404, { code: 404, message: "the download's file is gone (past DOWNLOAD_TTL_MS)" });
   });
   const name = download.filename.replace(/[^\w.\- ]/g, "_") || "download";
   response.writeHead(200, {

@@ -1,4 +1,4 @@
-import { ProtocolError } from "../cdp/callback-registry.js";
+import { writeCookies } from "../clients/client-cookies.js";
 import { HubError } from "../errors.js";
 import { callerClient, defineMethod } from "../services.js";
 
@@ -14,12 +14,7 @@ export const cookiesSet = defineMethod("cookies.set", { runs: "here" }, async (p
   const { clients, browser } = call.services;
   const browserContextId = await clients.contexts.acquire(clientId, call.budget);
   const cookies = params.cookies.map((cookie) => ({ path: cookie.url === undefined ? "/" : undefined, ...cookie }));
-  await browser
-    .connection()
-    .send("Storage.setCookies", { cookies, ...(browserContextId ? { browserContextId } : {}) }, { budget: call.budget })
-    .catch((error: unknown) => {
-      if (error instanceof ProtocolError) throw new HubError("INVALID_PARAMS", `Chrome refused the cookies: ${error.protocolMessage}`);
-      throw error;
-    });
+  const context = browserContextId ? { browserContextId } : {};
+  await writeCookies(browser, { cookies, context, what: "the cookies" }, call.budget);
   return { set: cookies.length };
 });

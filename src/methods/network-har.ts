@@ -8,15 +8,20 @@ export const networkHar = defineMethod("network.har", { runs: "tab" }, async (pa
   const entries = call.services.network.entries(entry.tabId);
   const bodies = new Map<string, HarBody>();
   if (params.bodies === true) {
-    // Each body Chrome still keeps, cut at maxSize characters all together; one it let go is left out.
+    // Asked of Chrome all at once; kept in the log's order while they fit in maxSize characters together. One Chrome
+    // let go is left out.
+    const finished = entries.filter((request) => request.state === "finished");
+    const answers = await Promise.all(
+      finished.map((request) =>
+        tab.send("Network.getResponseBody", { requestId: request.requestId }, { budget: call.budget }).catch(() => null),
+      ),
+    );
     let left = params.maxSize ?? call.services.config.maxResultBytes;
-    for (const request of entries) {
-      if (left <= 0 || request.state !== "finished") continue;
-      const body = await tab.send("Network.getResponseBody", { requestId: request.requestId }, { budget: call.budget }).catch(() => null);
-      if (!body || body.body.length > left) continue;
+    answers.forEach((body, index) => {
+      if (!body || body.body.length > left) return;
       left -= body.body.length;
-      bodies.set(request.requestId, { text: body.body, base64: body.base64Encoded });
-    }
+      bodies.set(finished[index]!.requestId, { text: body.body, base64: body.base64Encoded });
+    });
   }
   return buildHar(entries, { name: "tabwire", version: HUB_VERSION }, bodies);
 });

@@ -148,6 +148,23 @@ export interface ElementRef {
   y?: number;
 }
 
+/** A download of a client's page, as the hub keeps it. */
+export interface Download {
+  downloadId: string;
+  clientId: ClientId;
+  url: string;
+  /** The name the page suggested. */
+  filename: string;
+  state: "inProgress" | "completed" | "canceled";
+  receivedBytes: number;
+  /** 0 when the server did not say. */
+  totalBytes: number;
+  startedAt: number;
+  finishedAt?: number;
+  sha256?: string;
+  reason?: string;
+}
+
 /** Playwright's storage state: a browser context's cookies and each origin's localStorage. */
 export interface StorageState {
   cookies: {

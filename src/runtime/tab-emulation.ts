@@ -42,8 +42,7 @@ export class TabEmulation {
 
   constructor(pool: SessionPool, browser: Browser) {
     pool.onAttach((tab) => this.#reapply(tab));
-    browser.on("pageDestroyed", (tabId) => this.#byTab.delete(tabId));
-    browser.on("pageCrashed", (tabId) => this.#byTab.delete(tabId));
+    browser.onPageGone((tabId) => this.#byTab.delete(tabId));
     browser.on("disconnected", () => this.#byTab.clear());
   }
 
