@@ -16,7 +16,7 @@ export function protocolModules(doc: OpenRpcDocument): Record<string, string> {
   return {
     "schemas.ts": schemasModule(doc),
     "params.ts": paramsModule(doc),
-    "action-params.ts": actionParamsModule(doc),
+    ...Object.fromEntries(PARAM_GROUPS.map((group) => [group.file, groupParamsModule(doc, group)])),
     "results.ts": resultsModule(doc),
     "methods.ts": methodsModule(doc),
     "notifications.ts": notificationsModule(doc),
@@ -25,6 +25,7 @@ export function protocolModules(doc: OpenRpcDocument): Record<string, string> {
 export * from "./schemas.js";
 export * from "./params.js";
 export * from "./action-params.js";
+export * from "./environment-params.js";
 export * from "./results.js";
 export * from "./methods.js";
 export * from "./notifications.js";
@@ -43,33 +44,58 @@ function schemasModule(doc: OpenRpcDocument): string {
 
 // Actions (their results are ActionResult or WaitResult) have their params in a module of their own.
 const ACTION_RESULTS = new Set(["#/components/schemas/ActionResult", "#/components/schemas/WaitResult"]);
+// So do the methods around a page: its network, cookies, state, downloads, emulation and PDF.
+const ENVIRONMENT = /^(network|cookies|state|downloads)\.|^(emulate|pdf)$/;
 
-function isAction(method: OpenRpcDocument["methods"][number]): boolean {
-  return ACTION_RESULTS.has(String((method.result.schema as Schema).$ref));
+type MethodEntry = OpenRpcDocument["methods"][number];
+
+/** A module of generated params: its file, its interface, what it holds, and which methods. */
+interface ParamGroup {
+  file: string;
+  name: string;
+  summary: string;
+  which: (method: MethodEntry) => boolean;
 }
+
+const PARAM_GROUPS: readonly ParamGroup[] = [
+  {
+    file: "action-params.ts",
+    name: "ActionMethodParams",
+    summary: "What a caller sends to each action (click, type, wait.for...).",
+    which: (method) => ACTION_RESULTS.has(String((method.result.schema as Schema).$ref)),
+  },
+  {
+    file: "environment-params.ts",
+    name: "EnvironmentMethodParams",
+    summary: "What a caller sends to each method around a page: network, cookies, state, downloads, emulate, pdf.",
+    which: (method) => ENVIRONMENT.test(method.name),
+  },
+];
 
 function paramsModule(doc: OpenRpcDocument): string {
-  const body = `/** What a caller sends to each method (the actions' params are in action-params.ts). */
-export interface MethodParams extends ActionMethodParams {
-${paramEntries(doc, (method) => !isAction(method)).join("\n")}
+  const grouped = (method: MethodEntry): boolean => PARAM_GROUPS.some((group) => group.which(method));
+  const body = `/** What a caller sends to each method (the others' params are in ${PARAM_GROUPS.map((group) => group.file).join(" and ")}). */
+export interface MethodParams extends ${PARAM_GROUPS.map((group) => group.name).join(", ")} {
+${paramEntries(doc, (method) => !grouped(method)).join("\n")}
 }
 `;
-  return `${HEADER}import type { ActionMethodParams } from "./action-params.js";
+  const imports = PARAM_GROUPS.map((group) => `import type { ${group.name} } from "./${group.file.replace(/\.ts$/, ".js")}";`);
+  return `${HEADER}${imports.join("\n")}
 ${schemaImports(doc, body)}
 ${body}`;
 }
 
-function actionParamsModule(doc: OpenRpcDocument): string {
-  const body = `/** What a caller sends to each action (click, type, wait.for...). */
-export interface ActionMethodParams {
-${paramEntries(doc, isAction).join("\n")}
+function groupParamsModule(doc: OpenRpcDocument, group: ParamGroup): string {
+  const body = `/** ${group.summary} */
+export interface ${group.name} {
+${paramEntries(doc, group.which).join("\n")}
 }
 `;
   return `${HEADER}${schemaImports(doc, body)}
 ${body}`;
 }
 
-function paramEntries(doc: OpenRpcDocument, which: (method: OpenRpcDocument["methods"][number]) => boolean): string[] {
+function paramEntries(doc: OpenRpcDocument, which: (method: MethodEntry) => boolean): string[] {
   return doc.methods.filter(which).map((method) => {
     const params: Schema = {
       type: "object",

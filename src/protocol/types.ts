@@ -5,6 +5,7 @@
 export * from "./schemas.js";
 export * from "./params.js";
 export * from "./action-params.js";
+export * from "./environment-params.js";
 export * from "./results.js";
 export * from "./methods.js";
 export * from "./notifications.js";
