@@ -6,14 +6,9 @@ import { Client as ClassicClient } from "@modelcontextprotocol/sdk/client/index.
 import { StreamableHTTPClientTransport as ClassicHttpTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Hub } from "../../src/hub.js";
 import { collect } from "../support/collect.js";
+import { call, driveFormPage, result } from "../support/mcp-tools.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { connect, startTestHub } from "../support/test-hub.js";
-
-interface ToolAnswer {
-  content: { type: string; text?: string; data?: string; mimeType?: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
 
 const REVISION = "2026-07-28";
 const FULL_TOKEN = "mcp26-full-token";
@@ -30,28 +25,6 @@ async function modernClient(hub: Hub, token: string, clientId?: string): Promise
     new StreamableHTTPClientTransport(mcpUrl(hub, clientId), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }),
   );
   return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
-  return (await client.callTool({ name, arguments: args })) as ToolAnswer;
-}
-
-async function result<T>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
-  const answer = await call(client, name, args);
-  if (answer.isError) throw new Error(`${name} failed: ${answer.content[0]?.text}`);
-  return answer.structuredContent as T;
-}
-
-/** Opens the form fixture, snapshots it, clicks Submit by ref and reads what the page shows. */
-async function drive(client: Client, site: FixtureServer): Promise<string> {
-  const { target } = await result<{ target: string }>(client, "tabs_open", { url: site.url("form.html") });
-  const text = (await call(client, "snapshot", { target })).content[0]?.text ?? "";
-  expect(text).to.match(/^- RootWebArea "Form Fixture" \[ref=e\d+\]/);
-  const ref = /button "Submit" \[ref=(e\d+)\]/.exec(text)?.[1] as string;
-  expect(await result(client, "click", { target, ref })).to.deep.equal({ ok: true });
-  const read = await result<{ value: string }>(client, "evaluate", { target, expression: "document.querySelector('#status').textContent" });
-  expect(read.value).to.equal("submitted ada@example.com");
-  return target;
 }
 
 describe("MCP 2026-07-28 at /mcp: sessionless requests, each acting as the client its URL or token names (real hub, real Chromium)", function () {
@@ -92,7 +65,7 @@ describe("MCP 2026-07-28 at /mcp: sessionless requests, each acting as the clien
   it("opens a fixture page, snapshots it, clicks a ref, reads the result, takes a screenshot that is an image, counted in /metrics", async () => {
     const client = await modernClient(hub, FULL_TOKEN, "drive-26");
     try {
-      const target = await drive(client, site);
+      const target = await driveFormPage(client, site);
       expect(target.startsWith("drive-26:")).to.equal(true);
       const image = (await call(client, "screenshot", { target })).content[0];
       expect(image).to.include({ type: "image", mimeType: "image/png" });
@@ -218,7 +191,7 @@ describe("tabwire mcp over stdio for a 2026-07-28 client (real hub, real Chromiu
         }),
       );
       expect(client.getNegotiatedProtocolVersion()).to.equal(REVISION);
-      await drive(client, site);
+      await driveFormPage(client, site);
     } finally {
       await client.close();
       await hub.stop();

@@ -9,14 +9,9 @@ import type { Hub } from "../../src/hub.js";
 import { loadOpenRpc } from "../../src/rpc/params-validator.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
 import { collect } from "../support/collect.js";
+import { call, driveFormPage, result } from "../support/mcp-tools.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { connect, startTestHub } from "../support/test-hub.js";
-
-interface ToolAnswer {
-  content: { type: string; text?: string; data?: string; mimeType?: string }[];
-  structuredContent?: Record<string, unknown>;
-  isError?: boolean;
-}
 
 const FULL_TOKEN = "mcp-full-token";
 const ALPHA_TOKEN = "mcp-token-alpha";
@@ -30,17 +25,6 @@ async function mcpClient(hub: Hub, token: string): Promise<Client> {
   const client = new Client({ name: "tabwire-test", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(mcpUrl(hub), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return client;
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<ToolAnswer> {
-  return (await client.callTool({ name, arguments: args })) as ToolAnswer;
-}
-
-/** A tool's answer as the object it carries; a tool error fails the test with its text. */
-async function result<T>(client: Client, name: string, args: Record<string, unknown> = {}): Promise<T> {
-  const answer = await call(client, name, args);
-  if (answer.isError) throw new Error(`${name} failed: ${answer.content[0]?.text}`);
-  return answer.structuredContent as T;
 }
 
 describe("MCP at /mcp: the official SDK client drives the hub, one client per session (real hub, real Chromium)", function () {
@@ -252,22 +236,12 @@ describe("tabwire mcp: MCP over stdio for clients that launch a command (real hu
     return { client, stderr: () => stderr };
   }
 
-  async function drive(client: Client): Promise<void> {
-    const { target } = await result<{ target: string }>(client, "tabs_open", { url: site.url("form.html") });
-    const text = (await call(client, "snapshot", { target })).content[0]?.text ?? "";
-    const ref = /button "Submit" \[ref=(e\d+)\]/.exec(text)?.[1] as string;
-    expect(await result(client, "click", { target, ref })).to.deep.equal({ ok: true });
-    expect(
-      (await result<{ value: string }>(client, "evaluate", { target, expression: "document.querySelector('#status').textContent" })).value,
-    ).to.equal("submitted ada@example.com");
-  }
-
   it("relays to the hub --hub names, with --token: the same tools, acting on a real page", async () => {
     const hub = await startTestHub({ HUB_TOKEN: FULL_TOKEN, AUTH_KEY: "mcp-agent-key" });
     const { client } = await launched(["--hub", hub.url, "--token", FULL_TOKEN]);
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).to.include.members(["tabs_open", "snapshot", "click", "wait_for"]);
-      await drive(client);
+      await driveFormPage(client, site);
     } finally {
       await client.close();
       await hub.stop();
@@ -281,7 +255,7 @@ describe("tabwire mcp: MCP over stdio for clients that launch a command (real hu
     );
     const { client, stderr } = await launched([], { LOG_LEVEL: "info", LOG_DIR: path.join(os.tmpdir(), "tabwire-test-logs") });
     try {
-      await drive(client);
+      await driveFormPage(client, site);
       if (!defaultAnswers) expect(stderr()).to.match(/tabwire is listening.*ws:\/\/127\.0\.0\.1:(\d+)/);
       expect(stderr()).to.not.match(/ws:\/\/127\.0\.0\.1:8080\/rpc/);
     } finally {
