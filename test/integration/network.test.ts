@@ -140,6 +140,10 @@ describe("network.list, network.get, network.har, network.route and network.unro
       };
       await alpha.call("navigate", { target: tab.target, url: site.url("user.html") });
       await waitForText(alpha, tab.target, "Ada Mocked");
+      // The client's route covers a tab it opens later too.
+      const later = await openTab(alpha, site.url("user.html"));
+      await waitForText(alpha, later.target, "Ada Mocked");
+      await closeTab(alpha, later.target);
       const image = await evaluate<{ value: [boolean, number] }>(alpha, tab.target, {
         expression:
           "new Promise((resolve) => { const img = document.getElementById('logo'); const done = () => resolve([img.complete, img.naturalWidth]); img.complete ? done() : (img.onerror = img.onload = done); })",
