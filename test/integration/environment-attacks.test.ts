@@ -4,7 +4,7 @@ import { ErrorCode } from "../../src/errors.js";
 import type { Hub } from "../../src/hub.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import { rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
+import type { TestRpcClient } from "../support/rpc-client.js";
 import { evaluate, openTab, type OpenedTab } from "../support/tabs.js";
 import { connect, startTestHub } from "../support/test-hub.js";
 
