@@ -31,10 +31,10 @@ const LAYERS = [
   { target: ["clients"], allow: [...BASICS, "protocol", "cdp", "agents"] },
   { target: ["events"], allow: [...BASICS, "protocol", "rpc", "cdp", "runtime", "agents", "clients"] },
   {
-    target: ["services.ts", "metrics.ts", "call-tally.ts"],
+    target: ["services.ts", "metrics.ts", "call-tally.ts", "client-calls.ts"],
     allow: [
       ...BASICS,
-      ...["protocol", "rpc", "cdp", "transport", "runtime", "agents", "clients", "events", "services.ts", "metrics.ts", "call-tally.ts"],
+      ...["protocol", "rpc", "cdp", "transport", "runtime", "agents", "clients", "events", "services.ts", "metrics.ts", "call-tally.ts", "client-calls.ts"],
     ],
   },
   {

@@ -27,6 +27,9 @@ import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
 import { answerCdpJson, cdpClientOf, openCdpProxy, wantsCdpJson } from "./cdp-front/cdp-endpoint.js";
 import { McpFront, type McpFrontOptions } from "./mcp/mcp-front.js";
+import { UiSessions } from "./transport/ui-sessions.js";
+import { UiFront } from "./http/ui-front.js";
+import { Screencasts } from "./events/screencast.js";
 import { TabEmulation } from "./runtime/tab-emulation.js";
 import { NetworkLog } from "./events/network-log.js";
 import { ClientRoutes } from "./clients/client-routes.js";
@@ -76,18 +79,15 @@ export async function startHub(config: Config): Promise<Hub> {
   const authenticator = new Authenticator(config.tokens);
   const agentKey = new Authenticator(config.agentKeys);
   const { allowedOrigins, allowedHosts, host, allowOpen } = config;
-  const policy = new AccessPolicy({ tokens: authenticator, agentKeys: agentKey, allowedOrigins, allowedHosts, host, allowOpen });
+  const sessions = new UiSessions();
+  const policy = new AccessPolicy({ tokens: authenticator, agentKeys: agentKey, allowedOrigins, allowedHosts, host, allowOpen, sessions });
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
   const sockets = new Set<WebSocket>();
   const serverId = uuidv4();
   const api = new HttpApi({ services, router, policy, maxBodyBytes: config.maxPayloadBytes, ...config, serverId, version: HUB_VERSION });
   const mcp = new McpFront({ services, router, tools: hubTools(contract), policy, version: HUB_VERSION, ...mcpLimits(config) });
-  const server = http.createServer((request, response) => {
-    const url = new URL(request.url ?? "/", "http://hub.invalid");
-    if (McpFront.wants(url)) mcp.handle(request, response, url);
-    else if (wantsCdpJson(url)) void answerCdpJson({ request, response, url }, { services, policy });
-    else api.handle(request, response);
-  });
+  const ui = new UiFront({ policy, sessions, maxBodyBytes: config.maxPayloadBytes });
+  const server = http.createServer(routeRequests({ api, mcp, ui, services, policy }));
   // Old eval-server deployments served the HTTP API on a port of its own.
   const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));
   acceptUpgrades(server, { services, policy, router, agentRouter, agentKey, heartbeat, sockets, serverId });
@@ -123,6 +123,24 @@ export async function startHub(config: Config): Promise<Hub> {
   return { port, apiPort, url: `ws://${config.host}:${port}`, services, stop };
 }
 
+/** Sends each HTTP request to its front: /mcp, the dashboard (/ui), CDP discovery (/cdp/json, /json/version), else the HTTP API. */
+function routeRequests(fronts: {
+  api: HttpApi;
+  mcp: McpFront;
+  ui: UiFront;
+  services: HubServices;
+  policy: AccessPolicy;
+}): http.RequestListener {
+  const { api, mcp, ui, services, policy } = fronts;
+  return (request, response) => {
+    const url = new URL(request.url ?? "/", "http://hub.invalid");
+    if (McpFront.wants(url)) mcp.handle(request, response, url);
+    else if (UiFront.wants(url)) ui.handle(request, response, url);
+    else if (wantsCdpJson(url)) void answerCdpJson({ request, response, url }, { services, policy });
+    else api.handle(request, response);
+  };
+}
+
 /** The limits of the MCP front: the same as /rpc's, and how long a session may idle. */
 function mcpLimits(config: Config): Pick<McpFrontOptions, "maxBodyBytes" | "maxInflight" | "ratePerSec" | "idleMs"> {
   const { maxPayloadBytes: maxBodyBytes, maxInflight, ratePerSec, mcpSessionIdleMs: idleMs } = config;
@@ -150,7 +168,7 @@ function buildServices(config: Config): HubServices {
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
-    ...{ uploads, emulation, network, routes, downloads },
+    ...{ uploads, emulation, network, routes, downloads, screencasts: new Screencasts(pool, browser) },
   };
 }
 

@@ -100,6 +100,22 @@ export function logApi(entry: ApiLogEntry): void {
   apiFile?.write({ entry, at: Date.now() });
 }
 
+/**
+ * The audit log, logs/audit.log: who signed in to the dashboard, who paused or resumed an agent, and who took over a
+ * tab. JSON lines, redacted like every log.
+ */
+const auditLog = winston.createLogger({
+  level: "info",
+  format: winston.format.combine(redactFormat(), winston.format.timestamp(), winston.format.json()),
+  transports: [new winston.transports.Console({ silent: true })],
+});
+
+/** Writes one line to logs/audit.log (and the hub's log at debug level). */
+export function audit(event: string, fields: Record<string, unknown>): void {
+  auditLog.info(event, fields);
+  log.debug(event, fields);
+}
+
 /** Points the loggers at the configured directory and level, and learns the secrets to redact. */
 export function configureLogging(config: Config, extraSecrets: readonly string[] = []): void {
   const keys = [...config.tokens, ...config.agentKeys].map((grant) => grant.token);
@@ -126,6 +142,8 @@ export function configureLogging(config: Config, extraSecrets: readonly string[]
   log.add(consoleTransport(config.logLevel));
   log.add(file("combined.log"));
   log.add(file("error.log", "error"));
+  auditLog.clear();
+  auditLog.add(file("audit.log"));
   apiFile?.close();
   apiFile = new LogFile(path.join(config.logDir, "api.log"), {
     format: apiLineText,

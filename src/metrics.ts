@@ -1,5 +1,6 @@
 import { Counter, Gauge, Registry, type Metric } from "prom-client";
 import { CallTally } from "./call-tally.js";
+import { ClientCalls } from "./client-calls.js";
 import type { Browser } from "./cdp/browser.js";
 import type { SessionPool } from "./cdp/session-pool.js";
 import type { ConsoleStream } from "./events/console-stream.js";
@@ -25,8 +26,11 @@ const DURATION_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 
 export class HubMetrics implements CallObserver {
   readonly registry = new Registry();
   #calls = new CallTally(DURATION_BUCKETS);
+  /** Calls per client and over the hub, for hub.stats. */
+  readonly clientCalls = new ClientCalls();
   #running = 0;
   #connections: Gauge<"kind">;
+  #open: Partial<Record<ConnectionKind, number>> = {};
   #clusterDropped: Counter<"reason"> | undefined;
   #refused: Counter<"reason">;
 
@@ -71,9 +75,13 @@ export class HubMetrics implements CallObserver {
     this.#running += delta;
   }
 
-  /** A request was answered: `method` is a real method name (never one a caller made up), `outcome` ok or an error name. */
-  answered(method: string, outcome: string, seconds: number): void {
-    this.#calls.record(method, outcome, seconds);
+  /**
+   * A request was answered: `method` is a real method name (never one a caller made up), `outcome` ok or an error name,
+   * `about` its target or clientId.
+   */
+  answered(method: string, outcome: string, call: { seconds: number; about: string | undefined }): void {
+    this.#calls.record(method, outcome, call.seconds);
+    this.clientCalls.record(call.about, outcome !== "ok");
   }
 
   /** Cluster (Redis): counts the messages between instances that were dropped, by reason (each shown from 0); returns the counter. */
@@ -97,7 +105,16 @@ export class HubMetrics implements CallObserver {
   /** A WebSocket connection opened; returns what to call when it closes. */
   connectionOpened(kind: ConnectionKind): () => void {
     this.#connections.labels(kind).inc();
-    return () => this.#connections.labels(kind).dec();
+    this.#open[kind] = (this.#open[kind] ?? 0) + 1;
+    return () => {
+      this.#connections.labels(kind).dec();
+      this.#open[kind] = (this.#open[kind] ?? 1) - 1;
+    };
+  }
+
+  /** Open connections by kind now (hub.stats). */
+  connectionCounts(): Record<string, number> {
+    return { ...this.#open };
   }
 }
 

@@ -16,6 +16,7 @@ import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
 import type { EventTopics } from "./events/event-topics.js";
+import type { Screencasts } from "./events/screencast.js";
 import type { HubMetrics } from "./metrics.js";
 import type { MethodName, Result, ValidatedParams } from "./protocol/types.js";
 import type { CallContext, MethodDefinition, MethodTraits } from "./rpc/method.js";
@@ -40,6 +41,8 @@ export interface HubServices {
   routes: ClientRoutes;
   /** Each client's downloads, in its folder under DATA_DIR. */
   downloads: ClientDownloads;
+  /** Live views of tabs (screencast.start): one Chrome screencast per watched tab. */
+  screencasts: Screencasts;
   /** Cluster (Redis): the whole cluster for the listings; absent when REDIS_URL is unset. */
   cluster?: ClusterView;
 }
@@ -70,6 +73,13 @@ export async function acquireTab(call: HubCall, target: string): Promise<{ entry
 
 /** The ready agent a target names: TARGET_NOT_FOUND unless the caller may see it, AGENT_UNAVAILABLE unless it is ready. */
 export function readyAgent(call: HubCall, target: string): AgentRecord {
+  const agent = connectedAgent(call, target);
+  if (agent.state !== "ready") throw new HubError("AGENT_UNAVAILABLE", `the agent on ${target} has not said ready yet; retry shortly`);
+  return agent;
+}
+
+/** The agent registered as `target`, ready or not; TARGET_NOT_FOUND unless the caller may see it, AGENT_UNAVAILABLE when none is. */
+export function connectedAgent(call: HubCall, target: string): AgentRecord {
   const { clientId, tabId } = parseTarget(target);
   const { agents, clients, browser } = call.services;
   const agent = agents.get(target);
@@ -78,7 +88,6 @@ export function readyAgent(call: HubCall, target: string): AgentRecord {
     throw new HubError("TARGET_NOT_FOUND", `no tab or agent ${target}; list them with clients.list`);
   }
   if (!agent) throw new HubError("AGENT_UNAVAILABLE", `no agent is connected on ${target}; open DevTools with the agent on that tab`);
-  if (agent.state !== "ready") throw new HubError("AGENT_UNAVAILABLE", `the agent on ${target} has not said ready yet; retry shortly`);
   return agent;
 }
 

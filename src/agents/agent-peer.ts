@@ -35,6 +35,8 @@ export function openAgentPeer<S>(ws: WebSocket, options: AgentPeerOptions<S>): A
     intercept: (frame) => handshake?.intercept(frame) ?? false,
     admit: (bytes) => guard.admit(bytes),
   });
+  // A paused agent's own calls wait for agent.resume, each within its budget.
+  peer.state.gate = (budget) => (handshake?.record ? handshakeOptions.registry.whenResumed(handshake.record, budget) : undefined);
   const socket = {
     sendFrame: (frame: object) => peer.sendFrame(frame),
     close: (code: number, reason: string) => peer.close(code, reason),

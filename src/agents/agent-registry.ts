@@ -1,4 +1,5 @@
 import { EventEmitter } from "node:events";
+import type { Budget } from "../budget.js";
 import type { AgentCalls } from "./agent-calls.js";
 
 /** The state of a DevTools agent: registered, or ready for work. */
@@ -22,6 +23,21 @@ export interface AgentRecord {
   connectedAt: number;
   capabilities: unknown;
   link: AgentLink;
+  /** Set while agent.pause holds the agent: since when, and why. */
+  paused?: { since: number; reason?: string };
+  /** The task agent.run gave it that is running now. */
+  task?: { requestId: string; input: string; startedAt: number };
+}
+
+/** Something an agent did that the dashboard shows (notification agent.activity). */
+export interface AgentActivity {
+  kind: "task" | "status" | "done" | "paused" | "resumed";
+  requestId?: string;
+  input?: string;
+  ok?: boolean;
+  status?: unknown;
+  progress?: unknown;
+  message?: unknown;
 }
 
 /** What AgentRegistry tells its listeners: an agent came, got ready or went, or sent a status frame of a running task. */
@@ -30,6 +46,8 @@ export interface AgentRegistryEvents {
   ready: [agent: AgentRecord];
   disconnected: [agent: AgentRecord];
   status: [agent: AgentRecord, frame: Record<string, unknown>];
+  activity: [agent: AgentRecord, activity: AgentActivity];
+  resumed: [agent: AgentRecord];
 }
 
 /** The registry's lifecycle events and the notification each one is announced as (events.subscribe topic `agents`). */
@@ -69,16 +87,75 @@ export class AgentRegistry extends EventEmitter<AgentRegistryEvents> {
     this.emit("ready", record);
   }
 
-  /** Forgets an agent whose socket closed, unless a newer connection has replaced it already. */
+  /** Forgets an agent whose socket closed, unless a newer connection has replaced it already; what waited on its pause goes on (and finds it gone). */
   remove(record: AgentRecord): void {
     if (this.#byId.get(record.clientId) !== record) return;
     this.#byId.delete(record.clientId);
+    if (record.paused) {
+      delete record.paused;
+      this.emit("resumed", record);
+    }
     this.emit("disconnected", record);
+  }
+
+  /** Holds the agent's calls (agent.pause); false when it was paused already. */
+  pause(record: AgentRecord, reason: string | undefined): boolean {
+    if (record.paused) return false;
+    record.paused = { since: Date.now(), ...(reason === undefined ? {} : { reason }) };
+    this.emit("activity", record, { kind: "paused", ...(reason === undefined ? {} : { message: reason }) });
+    return true;
+  }
+
+  /** Lets the agent's held calls go on (agent.resume); false when it was not paused. */
+  resume(record: AgentRecord): boolean {
+    if (!record.paused) return false;
+    delete record.paused;
+    this.emit("resumed", record);
+    this.emit("activity", record, { kind: "resumed" });
+    return true;
+  }
+
+  /**
+   * Undefined when the agent is not paused; else a promise that settles when it is resumed (or gone), or rejects with
+   * the budget's reason (TIMEOUT, CANCELLED) if that comes first.
+   */
+  whenResumed(record: AgentRecord, budget: Budget): Promise<void> | undefined {
+    if (!record.paused) return undefined;
+    return new Promise((resolve, reject) => {
+      let stopWaiting = (): void => {};
+      const onResumed = (resumed: AgentRecord): void => {
+        if (resumed !== record) return;
+        this.off("resumed", onResumed);
+        stopWaiting();
+        resolve();
+      };
+      this.on("resumed", onResumed);
+      stopWaiting = budget.onEnd(() => {
+        this.off("resumed", onResumed);
+        reject(budget.reason ?? new Error("the call's budget ended"));
+      });
+    });
+  }
+
+  /** Records a task agent.run gave the agent, and its end, for clients.list and the agents topic. */
+  reportTask(record: AgentRecord, task: { requestId: string; input: unknown; ok?: boolean }): void {
+    if (task.ok === undefined) {
+      const input = (typeof task.input === "string" ? task.input : JSON.stringify(task.input ?? "")).slice(0, 500);
+      record.task = { requestId: task.requestId, input, startedAt: Date.now() };
+      this.emit("activity", record, { kind: "task", requestId: task.requestId, input });
+      return;
+    }
+    if (record.task?.requestId === task.requestId) delete record.task;
+    this.emit("activity", record, { kind: "done", requestId: task.requestId, ok: task.ok });
   }
 
   /** Passes on a status frame of a registered agent's running task. */
   reportStatus(record: AgentRecord, frame: Record<string, unknown>): void {
     this.emit("status", record, frame);
+    const { status, progress, message } = frame;
+    const about = frame.requestId ?? frame.evaluationId;
+    const requestId = typeof about === "string" ? about : record.task?.requestId;
+    this.emit("activity", record, { kind: "status", ...(requestId === undefined ? {} : { requestId }), status, progress, message });
   }
 
   /** The agent registered as this composite id. */

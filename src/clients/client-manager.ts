@@ -210,6 +210,10 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   #entry(clientId: string, page: PageInfo): TabEntry {
     const target = formatTarget(clientId, page.tabId);
     const { tabId, url, title } = page;
-    return { target, clientId, tabId, url, title, agent: this.#agents.get(target)?.state ?? null, activatedAt: this.activity.of(tabId) };
+    const agent = this.#agents.get(target);
+    const entry: TabEntry = { target, clientId, tabId, url, title, agent: agent?.state ?? null, activatedAt: this.activity.of(tabId) };
+    if (agent?.paused) entry.agentPaused = true;
+    if (agent?.task) entry.agentTask = agent.task;
+    return entry;
   }
 }

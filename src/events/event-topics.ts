@@ -10,7 +10,7 @@ export type Topic = ValidatedParams<"events.subscribe">["topics"][number];
 /**
  * Tab notifications: `tab.opened` and `tab.closed` to connections subscribed to the `tabs` topic that may see the
  * tab, and `tab.closed` to every connection subscribed to the tab's console (once per connection); agent
- * notifications (`agent.connected`, `agent.ready`, `agent.disconnected`) to the `agents` topic; `client.opened` and
+ * notifications (`agent.connected`, `agent.ready`, `agent.disconnected`, and `agent.activity`: tasks, status, pauses) to the `agents` topic; `client.opened` and
  * `client.closed` (a client's browser context made, or disposed) to the `clients` topic; what others publish (the
  * downloads) to theirs.
  */
@@ -28,6 +28,11 @@ export class EventTopics {
         for (const connection of this.#watchers("agents", clientId)) connection.notify(method, { target, clientId, tabId });
       });
     }
+    agents.on("activity", (agent, activity) => {
+      const { clientId: target, baseId: clientId, tabId } = agent;
+      const notice = { target, clientId, tabId, ...activity, at: Date.now() };
+      for (const connection of this.#watchers("agents", clientId)) connection.notify("agent.activity", notice);
+    });
     clients.contexts.on("opened", (clientId) => {
       for (const connection of this.#watchers("clients", clientId)) connection.notify("client.opened", { clientId });
     });

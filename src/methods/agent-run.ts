@@ -15,7 +15,12 @@ export const agentRun = defineMethod("agent.run", { runs: "agent" }, async (para
     const { status, progress, message } = frame;
     call.connection.notify("agent.status", { target: params.target, requestId, status, progress, message });
   };
-  call.services.agents.on("status", onStatus);
+  const { agents } = call.services;
+  // An agent its operator paused takes no new task until resumed, within this call's budget.
+  await agents.whenResumed(agent, call.budget);
+  agents.on("status", onStatus);
+  agents.reportTask(agent, { requestId, input: params.input });
+  let ok = false;
   try {
     const task = {
       requestId,
@@ -28,8 +33,11 @@ export const agentRun = defineMethod("agent.run", { runs: "agent" }, async (para
       timeout: call.budget.remainingMs(),
       metadata: params.metadata ?? {},
     };
-    return (await agent.link.calls.call("evaluate", task, call.budget)) as object;
+    const result = (await agent.link.calls.call("evaluate", task, call.budget)) as object;
+    ok = true;
+    return result;
   } finally {
-    call.services.agents.off("status", onStatus);
+    agents.off("status", onStatus);
+    agents.reportTask(agent, { requestId, input: params.input, ok });
   }
 });

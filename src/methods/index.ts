@@ -2,6 +2,8 @@
 import type { MethodName } from "../protocol/types.js";
 import type { HubMethod } from "../services.js";
 import { agentCall } from "./agent-call.js";
+import { agentPause } from "./agent-pause.js";
+import { agentResume } from "./agent-resume.js";
 import { agentRun } from "./agent-run.js";
 import { callOn } from "./call-on.js";
 import { cancel } from "./cancel.js";
@@ -24,6 +26,7 @@ import { eventsSubscribe } from "./events-subscribe.js";
 import { fillForm } from "./fill-form.js";
 import { fill } from "./fill.js";
 import { hover } from "./hover.js";
+import { hubStats } from "./hub-stats.js";
 import { navigate } from "./navigate.js";
 import { networkConditions } from "./network-conditions.js";
 import { networkGet } from "./network-get.js";
@@ -34,6 +37,8 @@ import { networkUnroute } from "./network-unroute.js";
 import { pdf } from "./pdf.js";
 import { ping } from "./ping.js";
 import { press } from "./press.js";
+import { screencastStart } from "./screencast-start.js";
+import { screencastStop } from "./screencast-stop.js";
 import { screenshot } from "./screenshot.js";
 import { scroll } from "./scroll.js";
 import { select } from "./select.js";
@@ -52,6 +57,7 @@ import { waitFor } from "./wait-for.js";
 export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   ping,
   "clients.list": clientsList,
+  "hub.stats": hubStats,
   "tabs.list": tabsList,
   "tabs.open": tabsOpen,
   "tabs.close": tabsClose,
@@ -67,6 +73,8 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "console.unsubscribe": consoleUnsubscribe,
   "console.list": consoleList,
   "events.subscribe": eventsSubscribe,
+  "screencast.start": screencastStart,
+  "screencast.stop": screencastStop,
   emulate,
   "network.list": networkList,
   "network.get": networkGet,
@@ -84,6 +92,8 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "downloads.get": downloadsGet,
   "agent.run": agentRun,
   "agent.call": agentCall,
+  "agent.pause": agentPause,
+  "agent.resume": agentResume,
   click,
   hover,
   type,

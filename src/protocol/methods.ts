@@ -7,6 +7,7 @@ import type { MethodResults } from "./results.js";
 interface MethodDefaults {
   ping: never;
   "clients.list": never;
+  "hub.stats": never;
   "tabs.list": never;
   "tabs.open": "url" | "background" | "waitUntil";
   "tabs.close": never;
@@ -22,6 +23,8 @@ interface MethodDefaults {
   "console.unsubscribe": never;
   "console.list": "limit" | "sinceNavigation";
   "events.subscribe": never;
+  "screencast.start": "maxWidth" | "maxHeight" | "maxFps" | "quality";
+  "screencast.stop": never;
   emulate: never;
   "network.list": never;
   "network.get": never;
@@ -39,6 +42,8 @@ interface MethodDefaults {
   "downloads.get": never;
   "agent.run": "tool";
   "agent.call": "params";
+  "agent.pause": never;
+  "agent.resume": never;
   click: "button" | "clickCount" | "modifiers";
   hover: never;
   type: "delay";
@@ -78,6 +83,7 @@ export type Result<M extends MethodName> = Methods[M]["result"];
 export const METHOD_NAMES = [
   "ping",
   "clients.list",
+  "hub.stats",
   "tabs.list",
   "tabs.open",
   "tabs.close",
@@ -93,6 +99,8 @@ export const METHOD_NAMES = [
   "console.unsubscribe",
   "console.list",
   "events.subscribe",
+  "screencast.start",
+  "screencast.stop",
   "emulate",
   "network.list",
   "network.get",
@@ -110,6 +118,8 @@ export const METHOD_NAMES = [
   "downloads.get",
   "agent.run",
   "agent.call",
+  "agent.pause",
+  "agent.resume",
   "click",
   "hover",
   "type",

@@ -104,6 +104,47 @@ export interface Notifications {
     /** As the agent sent it. */
     message?: unknown;
   };
+  /** A frame of a tab's live view. */
+  "screencast.frame": {
+    /** The id screencast.start gave. */
+    subscriptionId: string;
+    target: Target;
+    /** The frame, a base64 JPEG. */
+    data: string;
+    /** The viewport's width, CSS pixels. */
+    deviceWidth: number;
+    /** The viewport's height, CSS pixels. */
+    deviceHeight: number;
+    pageScaleFactor: number;
+    /** Top offset of the page in the frame, CSS pixels. */
+    offsetTop: number;
+    scrollOffsetX: number;
+    scrollOffsetY: number;
+    /** When Chrome made the frame, ms since epoch. */
+    timestamp: number;
+  };
+  /** What a tab's agent is doing: a task begun or ended, its status frames, a pause or a resume. */
+  "agent.activity": {
+    target: Target;
+    clientId: ClientId;
+    tabId: string;
+    /** `task`: agent.run sent it a task (`input`); `status`: a status frame of it; `done`: its answer came (`ok`); `paused`/`resumed`: agent.pause and agent.resume. */
+    kind: "task" | "status" | "done" | "paused" | "resumed";
+    /** The task's id (as in agent.status). */
+    requestId?: string;
+    /** The task's input, its first 500 characters. */
+    input?: string;
+    /** Whether the task ended without an error (kind done). */
+    ok?: boolean;
+    /** As the agent sent it. */
+    status?: unknown;
+    /** As the agent sent it. */
+    progress?: unknown;
+    /** As the agent sent it, or the pause's reason. */
+    message?: unknown;
+    /** ms since epoch. */
+    at: number;
+  };
 }
 
 /** A notification's name. */
@@ -125,4 +166,6 @@ export const NOTIFICATION_NAMES = [
   "client.opened",
   "client.closed",
   "agent.status",
+  "screencast.frame",
+  "agent.activity",
 ] as const satisfies readonly NotificationName[];

@@ -10,6 +10,8 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
   ping: Record<string, never>;
   /** `clients.list`: Lists the clients the caller's token may see, each with its agent and its tabs. */
   "clients.list": Record<string, never>;
+  /** `hub.stats`: The hub's figures for a dashboard: calls per second and errors for each client the caller may see, and the whole hub's for a full token. */
+  "hub.stats": Record<string, never>;
   /** `tabs.list`: Lists the page tabs the caller may see, optionally only one client's. */
   "tabs.list": {
     /** Only this client's tabs. */
@@ -204,6 +206,26 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     /** The topics to receive. */
     topics: ("agents" | "clients" | "tabs" | "downloads")[];
   };
+  /** `screencast.start`: Streams a live view of a tab to this connection as screencast.frame notifications (JPEG frames). */
+  "screencast.start": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** Largest frame width, device pixels (the frame keeps the viewport's aspect). */
+    maxWidth?: number;
+    /** Largest frame height, device pixels. */
+    maxHeight?: number;
+    /** Frames a second this viewer is sent at most. */
+    maxFps?: number;
+    /** JPEG quality, 1 to 100 (the tab's screencast uses the best its viewers ask for). */
+    quality?: number;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `screencast.stop`: Ends one of this connection's live views. */
+  "screencast.stop": {
+    /** As screencast.start gave it. */
+    subscriptionId: string;
+  };
   /** `agent.run`: Runs a task on the tab's DevTools agent and returns the agent's result unchanged. */
   "agent.run": {
     /** Composite `clientId:tabId` the agent registered as (clients.list shows it; an agent that registered without a tab is `base:default`). */
@@ -233,6 +255,22 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     /** The method's params, passed as they are. */
     params?: Record<string, unknown>;
     /** Whole budget of the call, end to end; the agent is told what is left as `timeout`. */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `agent.pause`: Holds a tab's agent: its calls to the hub, and agent.run and agent.call sent to it, wait until agent.resume. */
+  "agent.pause": {
+    /** Composite `clientId:tabId` the agent registered as (clients.list shows it). */
+    target: Target;
+    /** Said in the agent's activity and the audit log. */
+    reason?: string;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `agent.resume`: Gives a paused agent its tab back: the calls held for it go on. */
+  "agent.resume": {
+    /** Composite `clientId:tabId` the agent registered as (clients.list shows it). */
+    target: Target;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
   };
   /** `dialog.handle`: Accepts or dismisses the JavaScript dialog open on a tab (DIALOG_POLICY=manual). */

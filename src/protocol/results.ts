@@ -12,6 +12,37 @@ export interface MethodResults {
   "clients.list": {
     clients: Client[];
   };
+  "hub.stats": {
+    uptimeMs: number;
+    browser: "connected" | "down";
+    clients: ({
+      clientId: ClientId;
+    } & {
+      /** Calls answered since the hub started. */
+      calls: number;
+      /** Of those, answered with an error. */
+      errors: number;
+      /** Calls a second over the last ten seconds. */
+      perSecond: number;
+    })[];
+    hub?: {
+      calls: {
+        /** Calls answered since the hub started. */
+        calls: number;
+        /** Of those, answered with an error. */
+        errors: number;
+        /** Calls a second over the last ten seconds. */
+        perSecond: number;
+      };
+      /** Open connections by kind (orchestrator, agent, cdp, mcp). */
+      connections: Record<string, number>;
+      tabs: number;
+      agents: number;
+      /** Pooled CDP sessions. */
+      sessions: number;
+      rssBytes: number;
+    };
+  };
   "tabs.list": {
     tabs: Tab[];
   };
@@ -86,6 +117,12 @@ export interface MethodResults {
   };
   "events.subscribe": {
     topics: string[];
+  };
+  "screencast.start": {
+    subscriptionId: string;
+  };
+  "screencast.stop": {
+    stopped: true;
   };
   emulate: Record<string, never>;
   "network.list": {
@@ -196,6 +233,12 @@ export interface MethodResults {
   };
   "agent.run": unknown;
   "agent.call": unknown;
+  "agent.pause": {
+    paused: true;
+  };
+  "agent.resume": {
+    paused: false;
+  };
   click: ActionResult;
   hover: ActionResult;
   type: ActionResult;

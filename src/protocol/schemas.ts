@@ -19,6 +19,16 @@ export interface Tab {
   title: string;
   /** The DevTools agent registered from this tab: null when none. */
   agent: null | "connected" | "ready";
+  /** Present (true) while agent.pause holds the tab's agent. */
+  agentPaused?: boolean;
+  /** The task agent.run gave the tab's agent that is running now. */
+  agentTask?: {
+    requestId: string;
+    /** Its first 500 characters. */
+    input: string;
+    /** ms since epoch. */
+    startedAt: number;
+  };
   /** When the tab last came to the front through the hub (tabs.open without background, tabs.activate), in milliseconds since the epoch; null when it never did. The tab with the latest activatedAt is the one in front: the CLI acts on it when no --target is given. */
   activatedAt: number | null;
 }

@@ -16,6 +16,10 @@ export interface ConnectionState {
   closed: AbortSignal;
   /** Sends a notification of the protocol; false when it was dropped because the peer reads too slowly. */
   notify<N extends NotificationName>(method: N, params: Notifications[N]): boolean;
+  /** Bytes written to the peer and not sent yet, where the transport knows (live views drop frames past a backlog). */
+  bufferedBytes?: () => number;
+  /** Holds a call until the connection may act again (an agent an operator paused), within the call's budget; undefined when it may now. */
+  gate?: (budget: Budget) => Promise<void> | undefined;
 }
 
 /** Everything a method handler gets besides its params. */

@@ -35,7 +35,7 @@ export interface CallObserver {
   /** A request started (+1) or stopped (-1) running. */
   running(delta: 1 | -1): void;
   /** A request or notification was answered; `method` is "unknown" for a name that is not a hub method. */
-  answered(method: string, outcome: string, seconds: number): void;
+  answered(method: string, outcome: string, call: { seconds: number; about: string | undefined }): void;
 }
 
 // A handler that overruns its budget is answered anyway this long after the deadline (docs/protocol.md allows 250 ms).
@@ -92,7 +92,7 @@ export class Router<S> {
     if (item.kind === "invalid") return item.response;
     const started = performance.now();
     const response = await this.#dispatch(item, connection);
-    const params = item.params as { target?: unknown } | undefined;
+    const params = item.params as { target?: unknown; clientId?: unknown } | undefined;
     const durationMs = performance.now() - started;
     const outcome = "error" in response && response.error ? (CODE_NAMES.get(response.error.code) ?? String(response.error.code)) : "ok";
     logApi({
@@ -102,7 +102,11 @@ export class Router<S> {
       outcome,
       peer: connection.peer,
     });
-    this.#options.observer?.answered(this.#methods.has(item.method) ? item.method : "unknown", outcome, durationMs / 1000);
+    const about = typeof params?.target === "string" ? params.target : typeof params?.clientId === "string" ? params.clientId : undefined;
+    this.#options.observer?.answered(this.#methods.has(item.method) ? item.method : "unknown", outcome, {
+      seconds: durationMs / 1000,
+      about,
+    });
     return item.id === undefined ? null : response;
   }
 
@@ -147,6 +151,9 @@ export class Router<S> {
     this.#options.observer?.running(1);
     const call: CallContext<S> = { services: this.#options.services, connection, budget, id: item.id };
     try {
+      // An agent its operator paused waits here, within the call's budget.
+      const held = connection.gate?.(budget);
+      if (held) await held;
       // A handler that throws before its first await is caught here too.
       const result = await answerWithin(method.run(params, call), budget);
       return { jsonrpc: "2.0", id, result: result ?? null };

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { isForeignOrigin, isLoopback, tokenFromRequest, type Authenticator, type Grant } from "./auth.js";
+import { sessionIdOf, type UiSessions } from "./ui-sessions.js";
 
 /** Which door a request comes through: orchestrators (/rpc and the HTTP API) or agents (/ and /agent). */
 export type Door = "orchestrator" | "agent";
@@ -27,6 +28,8 @@ export interface AccessPolicyOptions {
   host: string;
   /** ALLOW_OPEN: a token-less door serves every peer address. */
   allowOpen: boolean;
+  /** The dashboard's sign-ins: a session cookie stands for its token on the orchestrator door, from the hub's own pages. */
+  sessions?: UiSessions;
 }
 
 // The DevTools panel a Browser Operator agent lives in opens its socket with this Origin.
@@ -51,38 +54,74 @@ export class AccessPolicy {
 
   /** Decides a request at `door`; an agent that sends no key yet is admitted unauthenticated (it may present one in register). */
   decide(request: IncomingMessage, url: URL, door: Door): Admission | Refusal {
-    const { allowedOrigins, allowOpen } = this.#options;
-    const origin = request.headers.origin;
-    if (isForeignOrigin(origin, allowedOrigins) && !(door === "agent" && origin === DEVTOOLS_ORIGIN)) {
-      return { status: 403, message: `Origin ${origin.slice(0, 200)} is not allowed; the hub's operator can add it to ALLOWED_ORIGINS` };
-    }
+    const originRefusal = this.#checkOrigin(request, door);
+    if (originRefusal) return originRefusal;
     const keys = this.#keysOf(door);
-    if (keys.isOpen) {
-      if (allowOpen) return { grant: { scope: null }, authenticated: true };
-      const who = door === "agent" ? "agents" : "peers";
-      const setting = door === "agent" ? "AUTH_KEY" : "HUB_TOKEN";
-      if (!isLoopback(request.socket.remoteAddress)) {
-        return {
-          status: 403,
-          message: `the hub has no ${setting} configured and accepts loopback ${who} only; set ${setting} to allow others`,
-        };
-      }
-      const host = request.headers.host;
-      if (host !== undefined && !this.#isOwnHost(host)) {
-        return {
-          status: 403,
-          message: `Host ${host.slice(0, 200)} is not this hub's: a hub with no ${setting} answers loopback names and HOST only; the operator can add it to ALLOWED_HOSTS`,
-        };
-      }
-      return { grant: { scope: null }, authenticated: true };
-    }
+    if (keys.isOpen) return this.#openDoor(request, door);
     const token = tokenFromRequest(request, url);
     if (token === null && door === "agent") return { grant: { scope: null }, authenticated: false };
-    const grant = keys.check(token);
+    const grant = keys.check(token) ?? (token === null && door === "orchestrator" ? this.#sessionGrant(request) : null);
     if (grant) return { grant, authenticated: true };
     if (door === "agent")
       return { status: 401, message: "the agent key is wrong: use one of the hub's agent keys (AUTH_KEY or AGENT_KEYS) as ?token=<key>" };
     return { status: 401, message: "a valid token is required: send Authorization: Bearer <token> or ?token=<token>" };
+  }
+
+  /**
+   * Decides the dashboard's sign-in with the token typed into it: the same Origin and Host rules as any request, then
+   * the token (any token, or none, on a token-less hub, which serves loopback only).
+   */
+  signIn(request: IncomingMessage, token: string): Admission | Refusal {
+    const originRefusal = this.#checkOrigin(request, "orchestrator");
+    if (originRefusal) return originRefusal;
+    const { tokens } = this.#options;
+    if (tokens.isOpen) return this.#openDoor(request, "orchestrator");
+    const grant = tokens.check(token);
+    if (grant) return { grant, authenticated: true };
+    return { status: 401, message: "that token is not one of this hub's: sign in with a token from HUB_TOKEN or HUB_TOKENS" };
+  }
+
+  #checkOrigin(request: IncomingMessage, door: Door): Refusal | null {
+    const origin = request.headers.origin;
+    if (isOwnOrigin(origin, request.headers.host)) return null;
+    if (isForeignOrigin(origin, this.#options.allowedOrigins) && !(door === "agent" && origin === DEVTOOLS_ORIGIN)) {
+      return { status: 403, message: `Origin ${origin.slice(0, 200)} is not allowed; the hub's operator can add it to ALLOWED_ORIGINS` };
+    }
+    return null;
+  }
+
+  /** A door with no token or key configured: every peer with ALLOW_OPEN, else loopback peers naming this machine. */
+  #openDoor(request: IncomingMessage, door: Door): Admission | Refusal {
+    if (this.#options.allowOpen) return { grant: { scope: null }, authenticated: true };
+    const who = door === "agent" ? "agents" : "peers";
+    const setting = door === "agent" ? "AUTH_KEY" : "HUB_TOKEN";
+    if (!isLoopback(request.socket.remoteAddress)) {
+      return {
+        status: 403,
+        message: `the hub has no ${setting} configured and accepts loopback ${who} only; set ${setting} to allow others`,
+      };
+    }
+    const host = request.headers.host;
+    if (host !== undefined && !this.#isOwnHost(host)) {
+      return {
+        status: 403,
+        message: `Host ${host.slice(0, 200)} is not this hub's: a hub with no ${setting} answers loopback names and HOST only; the operator can add it to ALLOWED_HOSTS`,
+      };
+    }
+    return { grant: { scope: null }, authenticated: true };
+  }
+
+  /**
+   * The grant of the dashboard's session cookie: from the hub's own pages (Origin this hub), or a GET with no Origin
+   * (the browser's own same-origin reads); never from another site's page, even one in ALLOWED_ORIGINS.
+   */
+  #sessionGrant(request: IncomingMessage): Grant | null {
+    const { sessions } = this.#options;
+    const id = sessions ? sessionIdOf(request.headers.cookie) : null;
+    if (!sessions || id === null) return null;
+    const { origin, host } = request.headers;
+    const fromOwnPage = isOwnOrigin(origin, host) || (origin === undefined && request.method === "GET");
+    return fromOwnPage ? sessions.grantOf(id) : null;
   }
 
   #keysOf(door: Door): Authenticator {
@@ -107,4 +146,15 @@ export class AccessPolicy {
 /** Whether a decision refused the request. */
 export function isRefusal(decision: Admission | Refusal): decision is Refusal {
   return "status" in decision;
+}
+
+/** Whether an Origin is the hub's own: the page was served by this hub at the address the request was sent to. */
+export function isOwnOrigin(origin: string | undefined, host: string | undefined): boolean {
+  if (origin === undefined || host === undefined) return false;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.host.toLowerCase() === host.toLowerCase();
+  } catch {
+    return false;
+  }
 }

@@ -46,6 +46,7 @@ export class RpcPeer<S> {
       inflight: new InflightTable(),
       closed: this.#closed.signal,
       notify: (method, params) => this.notify(method, params),
+      bufferedBytes: () => ws.bufferedAmount,
     };
     ws.on("message", (data) => this.#onMessage(data as Buffer));
     // ws emits "close" once; on() spares the wrapper once() keeps per listener (about 110 bytes a connection each).

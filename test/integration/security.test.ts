@@ -156,6 +156,9 @@ describe("security (real hubs, real Chromium)", function () {
         "network.get": { requestId: "1" },
         "network.har": {},
         "network.route": { url: "**", action: "block" },
+        "screencast.start": { maxFps: 1 },
+        "agent.pause": { reason: "pwned" },
+        "agent.resume": {},
       };
       const document = JSON.parse(readFileSync(new URL("../../../protocol/tabwire.openrpc.json", import.meta.url), "utf8")) as {
         methods: { name: string; params: { name: string }[] }[];

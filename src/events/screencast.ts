@@ -1,0 +1,165 @@
+import type { Browser } from "../cdp/browser.js";
+import type { SessionPool } from "../cdp/session-pool.js";
+import { newId } from "../ids.js";
+import { log } from "../log.js";
+import type { ConnectionState } from "../rpc/method.js";
+import { TabCaster, type CastFrame, type CastSettings } from "./tab-caster.js";
+
+/** What a viewer asks for: the tab, and the size, quality and pace of its frames. */
+export interface ViewerOptions extends CastSettings {
+  tabId: string;
+  target: string;
+}
+
+interface Viewer {
+  id: string;
+  connection: ConnectionState;
+  options: ViewerOptions;
+  lastSentAt: number;
+  /** The newest frame not sent yet (the viewer's pace held it back), sent when its turn comes unless a newer one replaces it. */
+  waiting: CastFrame | null;
+  timer: NodeJS.Timeout | null;
+  stopWatchingConnection: () => void;
+}
+
+// A viewer whose socket holds more than this unsent is skipped: frames are dropped, never queued behind each other.
+const MAX_BACKLOG_BYTES = 512 * 1024;
+
+/**
+ * Live views of tabs (screencast.start): one Chrome screencast per tab however many watch it, its frames sent to each
+ * viewer at the viewer's own pace, the newest only. A slow viewer loses frames, not time; a viewer that joins a still
+ * page gets its last frame at once.
+ */
+export class Screencasts {
+  #pool: SessionPool;
+  #viewers = new Map<string, Viewer>();
+  #casters = new Map<string, TabCaster>();
+  #perConnection = new Map<ConnectionState, number>();
+
+  constructor(pool: SessionPool, browser: Browser) {
+    this.#pool = pool;
+    browser.onPageGone((tabId) => {
+      for (const viewer of this.#viewersOf(tabId)) this.#remove(viewer);
+    });
+  }
+
+  /** Starts sending a tab's frames to a connection; ends when it stops, closes, or the tab goes. */
+  async subscribe(connection: ConnectionState, options: ViewerOptions): Promise<string> {
+    const viewer: Viewer = {
+      id: newId(),
+      connection,
+      options,
+      lastSentAt: 0,
+      waiting: null,
+      timer: null,
+      stopWatchingConnection: () => {},
+    };
+    this.#viewers.set(viewer.id, viewer);
+    this.#perConnection.set(connection, this.countOf(connection) + 1);
+    const onClosed = (): void => void this.unsubscribe(connection, viewer.id);
+    connection.closed.addEventListener("abort", onClosed, { once: true });
+    viewer.stopWatchingConnection = () => connection.closed.removeEventListener("abort", onClosed);
+    const caster = this.#casters.get(options.tabId);
+    if (caster) {
+      caster.update(this.#settingsOf(options.tabId));
+      if (caster.last) this.#offer(viewer, caster.last);
+      return viewer.id;
+    }
+    const created = new TabCaster({
+      pool: this.#pool,
+      tabId: options.tabId,
+      settings: this.#settingsOf(options.tabId),
+      onFrame: (frame) => {
+        for (const each of this.#viewersOf(options.tabId)) this.#offer(each, frame);
+      },
+    });
+    this.#casters.set(options.tabId, created);
+    try {
+      await created.start();
+    } catch (error) {
+      this.#remove(viewer);
+      throw error;
+    }
+    return viewer.id;
+  }
+
+  /** How many live views a connection holds. */
+  countOf(connection: ConnectionState): number {
+    return this.#perConnection.get(connection) ?? 0;
+  }
+
+  /** Ends one of the connection's live views; false when it has none with that id. */
+  unsubscribe(connection: ConnectionState, subscriptionId: string): boolean {
+    const viewer = this.#viewers.get(subscriptionId);
+    if (!viewer || viewer.connection !== connection) return false;
+    this.#remove(viewer);
+    return true;
+  }
+
+  /** Sends a frame now if the viewer's pace allows, else keeps it (the newest only) for when it does. */
+  #offer(viewer: Viewer, frame: CastFrame): void {
+    const due = viewer.lastSentAt + 1000 / viewer.options.maxFps - Date.now();
+    if (due <= 0 && viewer.timer === null) return this.#send(viewer, frame);
+    viewer.waiting = frame;
+    viewer.timer ??= setTimeout(
+      () => {
+        viewer.timer = null;
+        const waiting = viewer.waiting;
+        viewer.waiting = null;
+        if (waiting && this.#viewers.has(viewer.id)) this.#send(viewer, waiting);
+      },
+      Math.max(0, due),
+    );
+  }
+
+  #send(viewer: Viewer, frame: CastFrame): void {
+    viewer.lastSentAt = Date.now();
+    if ((viewer.connection.bufferedBytes?.() ?? 0) > MAX_BACKLOG_BYTES) return;
+    const { metadata } = frame;
+    viewer.connection.notify("screencast.frame", {
+      subscriptionId: viewer.id,
+      target: viewer.options.target,
+      data: frame.data,
+      deviceWidth: metadata.deviceWidth,
+      deviceHeight: metadata.deviceHeight,
+      pageScaleFactor: metadata.pageScaleFactor,
+      offsetTop: metadata.offsetTop,
+      scrollOffsetX: metadata.scrollOffsetX,
+      scrollOffsetY: metadata.scrollOffsetY,
+      timestamp: metadata.timestamp === undefined ? frame.receivedAt : Math.round(metadata.timestamp * 1000),
+    });
+  }
+
+  #remove(viewer: Viewer): void {
+    if (!this.#viewers.delete(viewer.id)) return;
+    if (viewer.timer) clearTimeout(viewer.timer);
+    viewer.stopWatchingConnection();
+    const count = this.countOf(viewer.connection) - 1;
+    if (count > 0) this.#perConnection.set(viewer.connection, count);
+    else this.#perConnection.delete(viewer.connection);
+    const { tabId } = viewer.options;
+    const caster = this.#casters.get(tabId);
+    if (!caster) return;
+    if (this.#viewersOf(tabId).length === 0) {
+      this.#casters.delete(tabId);
+      caster.stop();
+      log.debug("screencast stopped", { tabId });
+    } else caster.update(this.#settingsOf(tabId));
+  }
+
+  #viewersOf(tabId: string): Viewer[] {
+    return [...this.#viewers.values()].filter((viewer) => viewer.options.tabId === tabId);
+  }
+
+  /** The largest size, best quality and fastest pace the tab's viewers ask for. */
+  #settingsOf(tabId: string): CastSettings {
+    const settings: CastSettings = { maxWidth: 1, maxHeight: 1, quality: 1, maxFps: 1 };
+    for (const { options } of this.#viewersOf(tabId)) {
+      settings.maxWidth = Math.max(settings.maxWidth, options.maxWidth);
+      settings.maxHeight = Math.max(settings.maxHeight, options.maxHeight);
+      settings.quality = Math.max(settings.quality, options.quality);
+      settings.maxFps = Math.max(settings.maxFps, options.maxFps);
+    }
+    return settings;
+  }
+}
