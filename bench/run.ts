@@ -19,6 +19,7 @@ import { mcpFigures } from "./mcp-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
 import { hotPathFigures } from "./hot-path-figure.js";
+import { liveViewFigures } from "./live-view-figure.js";
 import { screenshotFigure } from "./screenshot-figure.js";
 import { throughputFigure } from "./throughput-figure.js";
 import { WsCaller } from "./ws-caller.js";
@@ -68,6 +69,7 @@ function steps(
       () => mcpFigures(context.cdpUrl, hubUrl),
     ],
     ["console", () => consoleFigures(context)],
+    ["dashboard live view: frames a second and a change to its frame on screen", () => liveViewFigures(context, hubUrl)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
     ["contexts: what a client's own browser context costs", () => contextFigures(context.cdpUrl, chromePid, context.rounds)],
     [

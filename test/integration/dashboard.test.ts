@@ -1,0 +1,139 @@
+import { expect } from "chai";
+import puppeteer, { type Browser, type Page } from "puppeteer-core";
+import { launchChromeWithPort, resolveChromePath, type PortChrome } from "../../src/cdp/chrome-launcher.js";
+import type { Hub } from "../../src/hub.js";
+import type { TestRpcClient } from "../support/rpc-client.js";
+import { evaluate, openTab, type OpenedTab } from "../support/tabs.js";
+import { connect, startTestHub } from "../support/test-hub.js";
+
+const FULL = "ui-full-token";
+const TOKEN_A = "ui-token-alpha";
+const TOKEN_B = "ui-token-beta";
+// A page with a large button: a click on the live view where the button is drawn presses it.
+const BUTTON_PAGE =
+  "data:text/html,<title>press me</title><body style='margin:0'><button id=b style='position:absolute;left:100px;top:80px;width:400px;height:240px;font-size:40px' onclick=\"document.title='pressed';document.body.insertAdjacentHTML('beforeend','<p id=done>pressed by a person</p>')\">Press</button></body>";
+
+/** Signs in through the page's own form and waits for the overview. */
+async function signIn(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/ui`);
+  await page.waitForSelector("#token");
+  await page.type("#token", token);
+  await page.click("#sign-in");
+}
+
+describe("dashboard in a browser: sign in, overview, live view, console, take over (real hub, puppeteer-core on the test's own Chromium)", function () {
+  this.timeout(90_000);
+  let hub: Hub;
+  let base: string;
+  let chrome: PortChrome;
+  let browser: Browser;
+  let alpha: TestRpcClient;
+  let beta: TestRpcClient;
+  let betaTab: OpenedTab;
+  const requested: string[] = [];
+
+  before(async () => {
+    hub = await startTestHub({ HUB_TOKEN: FULL, HUB_TOKENS: `${TOKEN_A}:alpha,${TOKEN_B}:beta`, AUTH_KEY: "ui-agent-key" });
+    base = hub.url.replace(/^ws/, "http");
+    chrome = await launchChromeWithPort(resolveChromePath(process.env.CHROME_PATH ?? null), ["--headless=new"]);
+    browser = await puppeteer.connect({ browserWSEndpoint: chrome.wsUrl, defaultViewport: { width: 1280, height: 900 } });
+    [alpha, beta] = await Promise.all([connect(hub, { token: TOKEN_A }), connect(hub, { token: TOKEN_B })]);
+    betaTab = await openTab(beta, "data:text/html,<title>beta secret</title>");
+  });
+  after(async () => {
+    await browser?.disconnect();
+    await chrome?.kill();
+    await Promise.all([alpha?.close(), beta?.close()]);
+    await hub?.stop();
+  });
+
+  /** A fresh browser context (no cookie) with every request it makes recorded. */
+  async function freshPage(): Promise<Page> {
+    const context = await browser.createBrowserContext();
+    const page = await context.newPage();
+    page.on("request", (request) => requested.push(request.url()));
+    return page;
+  }
+
+  it("a wrong token cannot sign in: the form says why and no session cookie is set", async () => {
+    const page = await freshPage();
+    await signIn(page, base, "not-a-token");
+    const error = await page.waitForSelector("#sign-in-error:not(:empty)");
+    expect(await error?.evaluate((element) => element.textContent)).to.match(/token/i);
+    expect(await page.browserContext().cookies()).to.deep.equal([]);
+    expect(await page.$("[data-client]")).to.equal(null);
+    await page.browserContext().close();
+  });
+
+  it("overview: a client opened over /rpc shows within a second, and its thumbnail is an image that changes with the page", async () => {
+    const page = await freshPage();
+    await signIn(page, base, FULL);
+    await page.waitForSelector("#stats");
+    const tab = await openTab(alpha, "data:text/html,<title>thumb</title><body style='background:rgb(0,0,200)'>");
+    await page.waitForSelector(`[data-client="alpha"] [data-tab="${tab.target}"]`, { timeout: 1_000 });
+    const thumb = `[data-tab="${tab.target}"] img.thumb`;
+    const src = (): Promise<string> => page.$eval(thumb, (img) => img.getAttribute("src") ?? "");
+    await page.waitForFunction(`document.querySelector(${JSON.stringify(thumb)})?.getAttribute("src")?.startsWith("data:image/jpeg")`);
+    const before = await src();
+    await evaluate(alpha, tab.target, "document.body.style.background = 'rgb(250, 200, 0)'; document.body.textContent = 'changed'");
+    await page.waitForFunction(`document.querySelector(${JSON.stringify(thumb)})?.getAttribute("src") !== ${JSON.stringify(before)}`);
+    expect(await src()).to.match(/^data:image\/jpeg;base64,/);
+    const size = await page.$eval(thumb, (img) => ({
+      width: (img as unknown as { naturalWidth: number }).naturalWidth,
+      height: (img as unknown as { naturalHeight: number }).naturalHeight,
+    }));
+    expect(size.width).to.be.above(0);
+    expect(size.height).to.be.above(0);
+    await page.browserContext().close();
+  });
+
+  it("tab view: console messages in order, and a click on the live view presses the page's button", async () => {
+    const page = await freshPage();
+    await signIn(page, base, TOKEN_A);
+    await page.waitForSelector("#stats");
+    const tab = await openTab(alpha, BUTTON_PAGE);
+    await page.goto(`${base}/ui#/tab/${encodeURIComponent(tab.target)}`);
+    await page.waitForFunction(`Number(document.querySelector("#live")?.getAttribute("data-frames") ?? 0) > 0`);
+    await evaluate(alpha, tab.target, "console.log('first'); console.warn('second'); console.error('third')");
+    await page.waitForFunction(`document.querySelectorAll("#console li").length >= 3`);
+    const lines = await page.$$eval("#console li", (items) =>
+      items.map((item) => [item.getAttribute("data-level"), item.textContent ?? ""]),
+    );
+    const ours = lines.filter(([, text]) => /first|second|third/.test(text as string));
+    expect(ours.map(([level]) => level)).to.deep.equal(["log", "warn", "error"]);
+    expect(ours.map(([, text]) => /first|second|third/.exec(text as string)?.[0])).to.deep.equal(["first", "second", "third"]);
+    // Click where the button is drawn: its centre in CSS pixels of the tab, scaled to the canvas on screen.
+    const width = (await evaluate<{ value: number }>(alpha, tab.target, "innerWidth")).value;
+    const canvas = await page.$("#live");
+    const box = await canvas?.boundingBox();
+    if (!box) throw new Error("the live view has no box");
+    const scale = box.width / width;
+    await page.mouse.click(box.x + 300 * scale, box.y + 200 * scale);
+    await alpha.call("wait.for", { target: tab.target, selector: "#done", timeoutMs: 10_000 });
+    expect((await evaluate<{ value: unknown }>(alpha, tab.target, "document.title")).value).to.equal("pressed");
+    await page.browserContext().close();
+  });
+
+  it("a scoped token's session never shows another client, and another client's tab view shows nothing of it", async () => {
+    const page = await freshPage();
+    await signIn(page, base, TOKEN_A);
+    await page.waitForSelector('[data-client="alpha"]');
+    const clients = await page.$$eval("[data-client]", (sections) => sections.map((section) => section.getAttribute("data-client")));
+    expect(clients).to.deep.equal(["alpha"]);
+    expect(await page.content())
+      .to.not.include("beta secret")
+      .and.not.include(betaTab.tabId);
+    await page.goto(`${base}/ui#/tab/${encodeURIComponent(betaTab.target)}`);
+    await page.waitForFunction(`document.querySelector("#tab-state")?.textContent?.includes("not in tabs.list")`);
+    const frames = await page.$eval("#live", (canvas) => canvas.getAttribute("data-frames"));
+    expect(Number(frames ?? 0)).to.equal(0);
+    expect(await page.content()).to.not.include("beta secret");
+    await page.browserContext().close();
+  });
+
+  it("the page made no request off the hub's origin", () => {
+    const off = requested.filter((url) => !url.startsWith(`${base}/`) && !url.startsWith("data:") && !url.startsWith("blob:"));
+    expect(requested.length).to.be.above(0);
+    expect(off).to.deep.equal([]);
+  });
+});

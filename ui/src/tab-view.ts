@@ -1,0 +1,136 @@
+// The tab view (#/tab/<target>): the live view and the console, network, snapshot and agent panels of one tab.
+
+import { AgentPanel } from "./agent-panel.js";
+import { ConsolePanel } from "./console-panel.js";
+import { h, setText } from "./dom.js";
+import { errorText } from "./format.js";
+import { LiveView } from "./live-view.js";
+import { NetworkPanel } from "./network-panel.js";
+import { Scope } from "./scope.js";
+import { SnapshotPanel } from "./snapshot-panel.js";
+import { clientOf, type Tab, tabAgent } from "./types.js";
+import type { AppContext, View } from "./view.js";
+
+const TAB_REFRESH_MS = 5000;
+const TOPICS = ["agents", "tabs"];
+
+/** A panel in a `<details>` element, open, with its heading in the summary. */
+function panel(name: string, content: HTMLElement): HTMLDetailsElement {
+  return h("details", { class: "panel", open: true, "data-panel": name.toLowerCase() }, h("summary", {}, h("h2", {}, name)), content);
+}
+
+/** The view of one tab: `canvas#live`, `#live-status`, `ol#console`, `table#network`, `pre#snapshot`, `#agent`, `a#back`. */
+export class TabView implements View {
+  readonly element: HTMLElement;
+  readonly title: string;
+  private readonly scope = new Scope();
+  private readonly heading: HTMLElement;
+  private readonly url: HTMLElement;
+  private readonly state: HTMLElement;
+  private readonly live: LiveView;
+  private readonly console: ConsolePanel;
+  private readonly network: NetworkPanel;
+  private readonly snapshot: SnapshotPanel;
+  private readonly agent: AgentPanel;
+  private closed = false;
+
+  constructor(
+    private readonly context: AppContext,
+    private readonly target: string,
+  ) {
+    const { rpc, screencasts } = context;
+    this.title = `${target} · tabwire`;
+    this.heading = h("h1", { id: "tab-title" }, target);
+    this.url = h("p", { id: "tab-url", class: "url" });
+    this.state = h("p", { id: "tab-state", class: "status", role: "status", "aria-live": "polite" });
+    this.live = new LiveView({ rpc, screencasts, target });
+    this.console = new ConsolePanel(rpc, target);
+    this.network = new NetworkPanel(rpc, target);
+    this.snapshot = new SnapshotPanel(rpc, target);
+    this.agent = new AgentPanel(rpc, target);
+    this.element = h(
+      "div",
+      { class: "tab-view", "data-target": target },
+      h("nav", { class: "crumbs", "aria-label": "Breadcrumb" }, h("a", { id: "back", href: "#/" }, "← Overview")),
+      h("header", { class: "tab-head" }, this.heading, this.url, this.state),
+      h(
+        "div",
+        { class: "tab-layout" },
+        this.live.element,
+        h(
+          "div",
+          { class: "panels" },
+          this.agent.element,
+          panel("Console", this.console.element),
+          panel("Network", this.network.element),
+          panel("Snapshot", this.snapshot.element),
+        ),
+      ),
+    );
+    this.scope.add(rpc.on<{ target: string; reason?: string }>("tab.closed", (event) => this.onTabClosed(event)));
+    this.scope.every(TAB_REFRESH_MS, () => void this.refreshTab());
+  }
+
+  /** The connection (re)opened: subscribe to the tab's events, console and screencast, and load its details. */
+  connected(): void {
+    if (this.closed) return;
+    this.context.rpc.call("events.subscribe", { topics: TOPICS }).catch((error: unknown) => {
+      setText(this.state, `Events: ${errorText(error)}`);
+    });
+    void this.refreshTab();
+    this.live.connected();
+    this.console.connected();
+    this.network.connected();
+    this.snapshot.connected();
+  }
+
+  /** The connection closed: subscriptions ended with it. */
+  disconnected(): void {
+    this.live.disconnected();
+    this.console.disconnected();
+  }
+
+  /** Leaves the view: stops the screencast, unsubscribes the console, stops timers. */
+  dispose(): void {
+    this.scope.dispose();
+    this.live.dispose();
+    this.console.dispose();
+    this.network.dispose();
+    this.snapshot.dispose();
+    this.agent.dispose();
+  }
+
+  /** Reads the tab's title, URL and agent from tabs.list. */
+  private async refreshTab(): Promise<void> {
+    const { rpc } = this.context;
+    if (this.closed || !rpc.isOpen) return;
+    try {
+      const { tabs } = await rpc.call<{ tabs: Tab[] }>("tabs.list", { clientId: clientOf(this.target) });
+      if (this.scope.isDisposed || this.closed) return;
+      const tab = tabs.find((candidate) => candidate.target === this.target);
+      if (!tab) {
+        setText(this.state, "This tab is not in tabs.list: it may have closed.");
+        return;
+      }
+      setText(this.heading, tab.title || tab.url || this.target);
+      setText(this.url, tab.url);
+      setText(this.state, "");
+      document.title = `${tab.title || tab.url} · tabwire`;
+      const agent = tabAgent(tab);
+      if (agent && agent.paused === null && this.agent.hasAgent) agent.paused = this.agent.paused;
+      this.agent.show(agent);
+      if (agent) this.agent.showTask(tab.agentTask);
+    } catch (error) {
+      if (!this.scope.isDisposed) setText(this.state, `Tab: ${errorText(error)}`);
+    }
+  }
+
+  private onTabClosed(event: { target: string; reason?: string }): void {
+    if (event.target !== this.target || this.closed) return;
+    this.closed = true;
+    setText(this.state, `This tab ${event.reason === "crashed" ? "crashed" : "closed"}.`);
+    this.element.dataset.closed = event.reason ?? "closed";
+    this.live.tabClosed();
+    this.agent.show(null);
+  }
+}
