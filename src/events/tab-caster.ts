@@ -41,6 +41,8 @@ export class TabCaster {
   #release: (() => void)[] = [];
   #lastAckAt = 0;
   #ackTimer: NodeJS.Timeout | null = null;
+  /** Frames received and not acknowledged yet (Chrome's frame numbers). */
+  #unacked: number[] = [];
   #stopped = false;
   #restarts = 0;
 
@@ -79,11 +81,13 @@ export class TabCaster {
   /** Stops the screencast and lets the pool have the session back. */
   stop(): void {
     this.#stopped = true;
-    if (this.#ackTimer) clearTimeout(this.#ackTimer);
     const tab = this.#tab;
     this.#tab = null;
     for (const release of this.#release.splice(0)) release();
-    if (tab && !tab.cdp.isClosed) tab.send("Page.stopScreencast", undefined, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => {});
+    if (!tab || tab.cdp.isClosed) return;
+    // Frames left unacknowledged would hold back the next screencast of the same session.
+    this.#acknowledge(tab);
+    tab.send("Page.stopScreencast", undefined, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => {});
   }
 
   #send(tab: TabSession): Promise<unknown> {
@@ -94,21 +98,30 @@ export class TabCaster {
   #frame(tab: TabSession, event: Protocol.Page.ScreencastFrameEvent): void {
     this.last = { data: event.data, metadata: event.metadata, receivedAt: Date.now() };
     this.#onFrame(this.last);
+    // Chrome may have two frames out before the first is acknowledged: every one is acknowledged, or it stops sending.
+    this.#unacked.push(event.sessionId);
+    if (this.#ackTimer) return;
     // The next frame comes no sooner than the fastest viewer wants one.
     const due = this.#lastAckAt + 1000 / this.#settings.maxFps - Date.now();
-    const ack = (): void => {
-      this.#ackTimer = null;
-      this.#lastAckAt = Date.now();
-      if (this.#tab === tab && !tab.cdp.isClosed)
-        tab.send("Page.screencastFrameAck", { sessionId: event.sessionId }, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => {});
-    };
-    if (due <= 0) ack();
-    else this.#ackTimer = setTimeout(ack, due);
+    if (due <= 0) this.#acknowledge(tab);
+    else this.#ackTimer = setTimeout(() => this.#acknowledge(tab), due);
+  }
+
+  #acknowledge(tab: TabSession): void {
+    if (this.#ackTimer) clearTimeout(this.#ackTimer);
+    this.#ackTimer = null;
+    this.#lastAckAt = Date.now();
+    for (const sessionId of this.#unacked.splice(0)) {
+      if (!tab.cdp.isClosed) tab.send("Page.screencastFrameAck", { sessionId }, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => {});
+    }
   }
 
   /** The session went under the viewers (recycled, detached): attach again, a few times at most. */
   #sessionGone(): void {
     for (const release of this.#release.splice(0)) release();
+    if (this.#ackTimer) clearTimeout(this.#ackTimer);
+    this.#ackTimer = null;
+    this.#unacked = [];
     this.#tab = null;
     if (this.#stopped || this.#restarts >= MAX_RESTARTS) return;
     this.#restarts++;

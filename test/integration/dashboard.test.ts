@@ -131,6 +131,28 @@ describe("dashboard in a browser: sign in, overview, live view, console, take ov
     await page.browserContext().close();
   });
 
+  it("on a phone-sized screen, signed in with the keyboard alone, nothing is wider than the screen", async () => {
+    const page = await freshPage();
+    await page.setViewport({ width: 390, height: 844, isMobile: true, hasTouch: true });
+    await page.goto(`${base}/ui`);
+    await page.waitForSelector("#token");
+    // Tab through the page to the token field, type, and submit with Enter: no pointer.
+    for (let presses = 0; presses < 10 && !(await page.$eval("#token", (field) => field === field.ownerDocument.activeElement)); presses++)
+      await page.keyboard.press("Tab");
+    await page.keyboard.type(TOKEN_A);
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('[data-client="alpha"] img.thumb');
+    const tab = await openTab(alpha, BUTTON_PAGE);
+    await page.goto(`${base}/ui#/tab/${encodeURIComponent(tab.target)}`);
+    await page.waitForFunction(`Number(document.querySelector("#live")?.getAttribute("data-frames") ?? 0) > 0`);
+    const widths = await page.evaluate(
+      `({ page: document.documentElement.scrollWidth, live: document.querySelector("#live").getBoundingClientRect().width })`,
+    );
+    expect(widths).to.have.property("page").at.most(390);
+    expect(widths).to.have.property("live").at.most(390).and.above(200);
+    await page.browserContext().close();
+  });
+
   it("the page made no request off the hub's origin", () => {
     const off = requested.filter((url) => !url.startsWith(`${base}/`) && !url.startsWith("data:") && !url.startsWith("blob:"));
     expect(requested.length).to.be.above(0);
