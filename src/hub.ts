@@ -168,7 +168,7 @@ function buildServices(config: Config): HubServices {
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
-    ...{ uploads, emulation, network, routes, downloads, screencasts: new Screencasts(pool, browser) },
+    ...{ uploads, emulation, network, routes, downloads, screencasts: new Screencasts(browser) },
   };
 }
 

@@ -1,5 +1,4 @@
 import type { Browser } from "../cdp/browser.js";
-import type { SessionPool } from "../cdp/session-pool.js";
 import { newId } from "../ids.js";
 import { log } from "../log.js";
 import type { ConnectionState } from "../rpc/method.js";
@@ -31,13 +30,13 @@ const MAX_BACKLOG_BYTES = 512 * 1024;
  * page gets its last frame at once.
  */
 export class Screencasts {
-  #pool: SessionPool;
+  #browser: Browser;
   #viewers = new Map<string, Viewer>();
-  #casters = new Map<string, TabCaster>();
+  #casters = new Map<string, { caster: TabCaster; started: Promise<void> }>();
   #perConnection = new Map<ConnectionState, number>();
 
-  constructor(pool: SessionPool, browser: Browser) {
-    this.#pool = pool;
+  constructor(browser: Browser) {
+    this.#browser = browser;
     browser.onPageGone((tabId) => {
       for (const viewer of this.#viewersOf(tabId)) this.#remove(viewer);
     });
@@ -59,28 +58,35 @@ export class Screencasts {
     const onClosed = (): void => void this.unsubscribe(connection, viewer.id);
     connection.closed.addEventListener("abort", onClosed, { once: true });
     viewer.stopWatchingConnection = () => connection.closed.removeEventListener("abort", onClosed);
-    const caster = this.#casters.get(options.tabId);
-    if (caster) {
-      caster.update(this.#settingsOf(options.tabId));
-      if (caster.last) this.#offer(viewer, caster.last);
+    const existing = this.#casters.get(options.tabId);
+    if (existing) {
+      existing.caster.update(this.#settingsOf(options.tabId));
+      await this.#joined(viewer, existing.started);
+      if (existing.caster.last) this.#offer(viewer, existing.caster.last);
       return viewer.id;
     }
     const created = new TabCaster({
-      pool: this.#pool,
+      browser: this.#browser,
       tabId: options.tabId,
       settings: this.#settingsOf(options.tabId),
       onFrame: (frame) => {
         for (const each of this.#viewersOf(options.tabId)) this.#offer(each, frame);
       },
     });
-    this.#casters.set(options.tabId, created);
+    const started = created.start();
+    this.#casters.set(options.tabId, { caster: created, started });
+    await this.#joined(viewer, started);
+    return viewer.id;
+  }
+
+  /** Waits for the tab's screencast to start; a viewer of one that could not start is removed, and the call fails. */
+  async #joined(viewer: Viewer, started: Promise<void>): Promise<void> {
     try {
-      await created.start();
+      await started;
     } catch (error) {
       this.#remove(viewer);
       throw error;
     }
-    return viewer.id;
   }
 
   /** How many live views a connection holds. */
@@ -138,7 +144,7 @@ export class Screencasts {
     if (count > 0) this.#perConnection.set(viewer.connection, count);
     else this.#perConnection.delete(viewer.connection);
     const { tabId } = viewer.options;
-    const caster = this.#casters.get(tabId);
+    const caster = this.#casters.get(tabId)?.caster;
     if (!caster) return;
     if (this.#viewersOf(tabId).length === 0) {
       this.#casters.delete(tabId);

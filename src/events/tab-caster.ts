@@ -1,7 +1,8 @@
 import type { Protocol } from "devtools-protocol";
-import { Budget } from "../budget.js";
-import type { SessionPool } from "../cdp/session-pool.js";
-import type { TabSession } from "../cdp/tab-session.js";
+import type { Browser } from "../cdp/browser.js";
+import { protocolFailureOf } from "../cdp/protocol-errors.js";
+import type { CdpSession } from "../cdp/session.js";
+import { HubError } from "../errors.js";
 import { log } from "../log.js";
 
 /** The size, quality and pace of a tab's screencast: the largest any of its viewers asks for. */
@@ -22,23 +23,23 @@ export interface CastFrame {
 
 const ATTACH_TIMEOUT_MS = 10_000;
 const COMMAND_TIMEOUT_MS = 5_000;
-// A session that goes while viewers remain (recycled, Chrome restarted) is attached again this many times.
+// A session that goes while viewers remain (Chrome detached it) is attached again this many times.
 const MAX_RESTARTS = 3;
 
 /**
- * Chrome's screencast of one tab (`Page.startScreencast`) on its pooled session, held while anyone watches so the pool
- * never recycles it. Chrome sends the next frame only once the last is acknowledged: acknowledging no faster than the
- * fastest viewer's pace keeps Chrome from encoding frames nobody will be sent.
+ * Chrome's screencast of one tab (`Page.startScreencast`) on a CDP session of its own: Chrome allows one screencast
+ * per session, and the pooled session's belongs to screenshots of background tabs (capture-lock.ts). Chrome sends the
+ * next frame only once the last ones are acknowledged: acknowledging no faster than the fastest viewer's pace keeps
+ * Chrome from encoding frames nobody will be sent.
  */
 export class TabCaster {
   readonly tabId: string;
   /** The newest frame, for a viewer that joins while the page is still (Chrome sends frames only on change). */
   last: CastFrame | null = null;
-  #pool: SessionPool;
+  #browser: Browser;
   #onFrame: (frame: CastFrame) => void;
   #settings: CastSettings;
-  #tab: TabSession | null = null;
-  #release: (() => void)[] = [];
+  #session: CdpSession | null = null;
   #lastAckAt = 0;
   #ackTimer: NodeJS.Timeout | null = null;
   /** Frames received and not acknowledged yet (Chrome's frame numbers). */
@@ -46,56 +47,59 @@ export class TabCaster {
   #stopped = false;
   #restarts = 0;
 
-  constructor(options: { pool: SessionPool; tabId: string; settings: CastSettings; onFrame: (frame: CastFrame) => void }) {
-    this.#pool = options.pool;
+  constructor(options: { browser: Browser; tabId: string; settings: CastSettings; onFrame: (frame: CastFrame) => void }) {
+    this.#browser = options.browser;
     this.tabId = options.tabId;
     this.#settings = options.settings;
     this.#onFrame = options.onFrame;
   }
 
-  /** Attaches (or reuses the tab's session) and starts the screencast. */
+  /** Attaches a session of its own to the tab and starts the screencast; Chrome's refusal is a HubError. */
   async start(): Promise<void> {
-    const budget = new Budget(ATTACH_TIMEOUT_MS);
+    const connection = this.#browser.connection();
     try {
-      const tab = await this.#pool.acquire(this.tabId, budget);
-      if (this.#stopped) return;
-      this.#tab = tab;
-      this.#release.push(tab.hold());
-      this.#release.push(tab.listen("Page.screencastFrame", (event) => this.#frame(tab, event)));
-      const onClosed = (): void => this.#sessionGone();
-      tab.cdp.once("closed", onClosed);
-      this.#release.push(() => tab.cdp.off("closed", onClosed));
-      await this.#send(tab);
-    } finally {
-      budget.dispose();
+      const timeout = { timeoutMs: ATTACH_TIMEOUT_MS };
+      const { sessionId } = await connection.send("Target.attachToTarget", { targetId: this.tabId, flatten: true }, timeout);
+      const session = connection.createSession(sessionId, this.tabId);
+      if (this.#stopped) return this.#detach(session);
+      this.#session = session;
+      session.listen("Page.screencastFrame", (event) => this.#frame(session, event));
+      session.once("closed", () => this.#sessionGone(session));
+      await this.#startOn(session);
+    } catch (error) {
+      throw castError(error);
     }
   }
 
-  /** Changes the size, quality or pace (a larger viewer joined, or the largest left). */
+  /** Changes the size, quality or pace (a larger viewer joined, or the largest left): Chrome's screencast starts again. */
   update(settings: CastSettings): void {
     const same = Object.entries(settings).every(([key, value]) => this.#settings[key as keyof CastSettings] === value);
     this.#settings = settings;
-    if (!same && this.#tab) this.#send(this.#tab).catch((error: Error) => log.debug("screencast update failed", { error: error.message }));
+    const session = this.#session;
+    if (same || !session) return;
+    this.#acknowledge(session);
+    session
+      .send("Page.stopScreencast", undefined, { timeoutMs: COMMAND_TIMEOUT_MS })
+      .then(() => this.#startOn(session))
+      .catch((error: Error) => log.debug("screencast update failed", { tabId: this.tabId, error: error.message }));
   }
 
-  /** Stops the screencast and lets the pool have the session back. */
+  /** Stops the screencast and detaches its session. */
   stop(): void {
     this.#stopped = true;
-    const tab = this.#tab;
-    this.#tab = null;
-    for (const release of this.#release.splice(0)) release();
-    if (!tab || tab.cdp.isClosed) return;
-    // Frames left unacknowledged would hold back the next screencast of the same session.
-    this.#acknowledge(tab);
-    tab.send("Page.stopScreencast", undefined, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => {});
+    const session = this.#session;
+    this.#session = null;
+    if (this.#ackTimer) clearTimeout(this.#ackTimer);
+    this.#ackTimer = null;
+    if (session) void this.#detach(session);
   }
 
-  #send(tab: TabSession): Promise<unknown> {
+  #startOn(session: CdpSession): Promise<unknown> {
     const { maxWidth, maxHeight, quality } = this.#settings;
-    return tab.send("Page.startScreencast", { format: "jpeg", quality, maxWidth, maxHeight }, { timeoutMs: COMMAND_TIMEOUT_MS });
+    return session.send("Page.startScreencast", { format: "jpeg", quality, maxWidth, maxHeight }, { timeoutMs: COMMAND_TIMEOUT_MS });
   }
 
-  #frame(tab: TabSession, event: Protocol.Page.ScreencastFrameEvent): void {
+  #frame(session: CdpSession, event: Protocol.Page.ScreencastFrameEvent): void {
     this.last = { data: event.data, metadata: event.metadata, receivedAt: Date.now() };
     this.#onFrame(this.last);
     // Chrome may have two frames out before the first is acknowledged: every one is acknowledged, or it stops sending.
@@ -103,28 +107,49 @@ export class TabCaster {
     if (this.#ackTimer) return;
     // The next frame comes no sooner than the fastest viewer wants one.
     const due = this.#lastAckAt + 1000 / this.#settings.maxFps - Date.now();
-    if (due <= 0) this.#acknowledge(tab);
-    else this.#ackTimer = setTimeout(() => this.#acknowledge(tab), due);
+    if (due <= 0) this.#acknowledge(session);
+    else this.#ackTimer = setTimeout(() => this.#acknowledge(session), due);
   }
 
-  #acknowledge(tab: TabSession): void {
+  #acknowledge(session: CdpSession): void {
     if (this.#ackTimer) clearTimeout(this.#ackTimer);
     this.#ackTimer = null;
     this.#lastAckAt = Date.now();
     for (const sessionId of this.#unacked.splice(0)) {
-      if (!tab.cdp.isClosed) tab.send("Page.screencastFrameAck", { sessionId }, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => {});
+      if (!session.isClosed) session.send("Page.screencastFrameAck", { sessionId }, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => {});
     }
   }
 
-  /** The session went under the viewers (recycled, detached): attach again, a few times at most. */
-  #sessionGone(): void {
-    for (const release of this.#release.splice(0)) release();
+  async #detach(session: CdpSession): Promise<void> {
+    this.#unacked = [];
+    if (session.isClosed || !this.#browser.isUp) return;
+    const connection = this.#browser.connection();
+    connection.dropSession(session.id, new HubError("TARGET_CLOSED", "the live view ended"));
+    await connection.send("Target.detachFromTarget", { sessionId: session.id }, { timeoutMs: COMMAND_TIMEOUT_MS }).catch(() => {});
+  }
+
+  /** The session went under the viewers (Chrome detached it): attach again, a few times at most. */
+  #sessionGone(session: CdpSession): void {
+    if (this.#session !== session) return;
     if (this.#ackTimer) clearTimeout(this.#ackTimer);
     this.#ackTimer = null;
     this.#unacked = [];
-    this.#tab = null;
-    if (this.#stopped || this.#restarts >= MAX_RESTARTS) return;
+    this.#session = null;
+    if (this.#stopped || this.#restarts >= MAX_RESTARTS || !this.#browser.isUp) return;
     this.#restarts++;
     this.start().catch((error: Error) => log.debug("screencast could not start again", { tabId: this.tabId, error: error.message }));
   }
+}
+
+/** Chrome's refusal to attach or cast, as the caller's error: a page between two documents, or a tab that went. */
+function castError(error: unknown): unknown {
+  if (error instanceof HubError) return error;
+  const failure = protocolFailureOf(error);
+  if (failure === "not-attached")
+    return new HubError(
+      "PAGE_NAVIGATED",
+      "the page was between two documents (navigating) when its live view was to start; start it again",
+    );
+  if (failure === "no-target") return new HubError("TARGET_CLOSED", "the tab closed before its live view started");
+  return error;
 }

@@ -216,6 +216,40 @@ describe("dashboard: its files, sign-in and sessions, and what each session reac
     expect((await rpcFailure(alpha.call("screencast.stop", { subscriptionId }))).code).to.equal(ErrorCode.INVALID_PARAMS);
   });
 
+  it("a live view and screenshots of a background tab (which keep it rendering with a screencast of their own) do not disturb each other", async () => {
+    const background = await openTab(alpha, site.url("index.html"), { background: true });
+    let frames = 0;
+    let onFrame: () => void = () => {};
+    alpha.onNotification((method, params) => {
+      if (method !== "screencast.frame" || params.target !== background.target) return;
+      frames++;
+      onFrame();
+    });
+    const framesAbove = (count: number): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no frame past ${count} within 10 s`)), 10_000);
+        onFrame = () => {
+          if (frames <= count) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        onFrame();
+      });
+    // A background tab is hidden: Chrome draws it for a capture but sends a live view no frames until it is in front.
+    const { subscriptionId } = await alpha.call<{ subscriptionId: string }>("screencast.start", { target: background.target, maxFps: 30 });
+    for (let i = 0; i < 3; i++) {
+      const shot = await alpha.call<{ data: string }>("screenshot", { target: background.target });
+      expect(Buffer.from(shot.data, "base64").subarray(1, 4).toString()).to.equal("PNG");
+    }
+    await alpha.call("tabs.activate", { target: background.target });
+    await framesAbove(0);
+    const seen = frames;
+    await alpha.call("evaluate", { target: background.target, expression: "document.body.style.background = 'rgb(0, 90, 200)'" });
+    await framesAbove(seen);
+    await alpha.call("screencast.stop", { subscriptionId });
+    await alpha.call("tabs.close", { target: background.target });
+  });
+
   it("hub.stats counts each client's calls and errors; a full token also sees the whole hub", async () => {
     const before = (await alpha.call<{ clients: { clientId: string; calls: number; errors: number }[] }>("hub.stats")).clients;
     const was = before.find((client) => client.clientId === "alpha") ?? { calls: 0, errors: 0 };

@@ -114,6 +114,18 @@ describe("dashboard in a browser: sign in, overview, live view, console, take ov
     await page.browserContext().close();
   });
 
+  it("a tab in the background sends its live view frames once the view's button brings it to the front", async () => {
+    const page = await freshPage();
+    await signIn(page, base, TOKEN_A);
+    await page.waitForSelector("#stats");
+    const tab = await openTab(alpha, BUTTON_PAGE, { background: true });
+    await page.goto(`${base}/ui#/tab/${encodeURIComponent(tab.target)}`);
+    await page.waitForSelector("#live-activate");
+    await page.click("#live-activate");
+    await page.waitForFunction(`Number(document.querySelector("#live")?.getAttribute("data-frames") ?? 0) > 0`);
+    await page.browserContext().close();
+  });
+
   it("a scoped token's session never shows another client, and another client's tab view shows nothing of it", async () => {
     const page = await freshPage();
     await signIn(page, base, TOKEN_A);

@@ -1,6 +1,7 @@
 // The live view of a tab: its screencast drawn on a canvas, which also takes input (see takeover.ts).
 
 import { h, setText } from "./dom.js";
+import { errorText } from "./format.js";
 import type { Rpc } from "./rpc.js";
 import type { Screencast, Screencasts } from "./screencast.js";
 import { Scope } from "./scope.js";
@@ -53,7 +54,21 @@ export class LiveView {
       { id: "live-hint", class: "hint" },
       "Clicks, the wheel and keys on the view go to the tab while it has the focus; Shift+Tab moves the focus out.",
     );
-    this.element = h("div", { class: "live" }, h("div", { class: "live-frame" }, this.canvas), this.status, hint);
+    // Chrome sends no frames for a tab in the background (tabs.open with background: true) until it is in front.
+    const activate = h("button", { id: "live-activate", type: "button" }, "Bring the tab to the front");
+    activate.addEventListener("click", () => {
+      options.rpc
+        .call("tabs.activate", { target: options.target })
+        .catch((error: unknown) => this.show(`Bring to front: ${errorText(error)}`));
+    });
+    this.element = h(
+      "div",
+      { class: "live" },
+      h("div", { class: "live-frame" }, this.canvas),
+      this.status,
+      h("p", { class: "live-actions" }, activate),
+      hint,
+    );
     this.screencast = options.screencasts.create({
       target: options.target,
       params: LIVE_PARAMS,
@@ -74,7 +89,9 @@ export class LiveView {
 
   /** The connection (re)opened: (re)start the screencast. */
   connected(): void {
-    this.setBase(this.frames > 0 ? "" : "Waiting for the first frame…");
+    this.setBase(
+      this.frames > 0 ? "" : "Waiting for the first frame… (a tab in the background sends none until it is brought to the front)",
+    );
     void this.screencast.start();
   }
 

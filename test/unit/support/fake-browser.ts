@@ -84,6 +84,11 @@ export class FakeBrowser extends EventEmitter<BrowserEvents> {
 
   giveUpPage(): void {}
 
+  /** As Browser.onPageGone: each page that goes. */
+  onPageGone(listener: (tabId: string) => void): void {
+    this.on("pageDestroyed", (tabId) => listener(tabId));
+  }
+
   /** This fake where a Browser is expected. */
   asBrowser(): Browser {
     return this as unknown as Browser;
