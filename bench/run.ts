@@ -69,8 +69,8 @@ function steps(
       () => mcpFigures(context.cdpUrl, hubUrl),
     ],
     ["console", () => consoleFigures(context)],
-    ["dashboard live view: frames a second and a change to its frame on screen", () => liveViewFigures(context, hubUrl)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
+    ["dashboard live view: frames a second and a change to its frame on screen", () => liveViewFigures(context, hubUrl)],
     ["contexts: what a client's own browser context costs", () => contextFigures(context.cdpUrl, chromePid, context.rounds)],
     [
       `load: ${LOAD_CONNECTIONS} orchestrators and ${LOAD_CONNECTIONS} idle agents`,

@@ -75,6 +75,7 @@ export class AgentRegistry extends EventEmitter<AgentRegistryEvents> {
     this.#byId.set(record.clientId, record);
     if (previous && previous.link !== record.link) {
       previous.link.replace();
+      this.#release(previous);
       this.emit("disconnected", previous);
     }
     this.emit("connected", record);
@@ -87,15 +88,19 @@ export class AgentRegistry extends EventEmitter<AgentRegistryEvents> {
     this.emit("ready", record);
   }
 
-  /** Forgets an agent whose socket closed, unless a newer connection has replaced it already; what waited on its pause goes on (and finds it gone). */
+  /** Forgets an agent whose socket closed, unless a newer connection has replaced it already. */
   remove(record: AgentRecord): void {
     if (this.#byId.get(record.clientId) !== record) return;
     this.#byId.delete(record.clientId);
-    if (record.paused) {
-      delete record.paused;
-      this.emit("resumed", record);
-    }
+    this.#release(record);
     this.emit("disconnected", record);
+  }
+
+  /** Lets what waited on a gone agent's pause go on (and find it gone). */
+  #release(record: AgentRecord): void {
+    if (!record.paused) return;
+    delete record.paused;
+    this.emit("resumed", record);
   }
 
   /** Holds the agent's calls (agent.pause); false when it was paused already. */

@@ -4,6 +4,7 @@ import { defineMethod, readyAgent } from "../services.js";
 export const agentCall = defineMethod("agent.call", { runs: "agent" }, async (params, call) => {
   const agent = readyAgent(call, params.target);
   // A paused agent is sent nothing until resumed, within this call's budget.
-  await call.services.agents.whenResumed(agent, call.budget);
+  const held = call.services.agents.whenResumed(agent, call.budget);
+  if (held) await held;
   return (await agent.link.calls.call(params.method, params.params, call.budget)) as object;
 });

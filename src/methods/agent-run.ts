@@ -17,7 +17,8 @@ export const agentRun = defineMethod("agent.run", { runs: "agent" }, async (para
   };
   const { agents } = call.services;
   // An agent its operator paused takes no new task until resumed, within this call's budget.
-  await agents.whenResumed(agent, call.budget);
+  const held = agents.whenResumed(agent, call.budget);
+  if (held) await held;
   agents.on("status", onStatus);
   agents.reportTask(agent, { requestId, input: params.input });
   let ok = false;

@@ -127,6 +127,35 @@ describe("agent.pause and agent.resume: a person takes over a tab from its agent
     await lineIn(file, (line) => line.message === "agent.resumed" && line.target === tab.target);
   });
 
+  it("a paused agent replaced by a new registration of its tab lets what waited for it go on at once (AGENT_UNAVAILABLE), and the new one is not paused", async () => {
+    const other = await openTab(alpha, "about:blank");
+    const leaving = await TestAgent.connect({ url: `${hub.url}/agent?token=${KEY}`, clientId: other.target });
+    expect(await leaving.registration()).to.include({ status: "accepted" });
+    leaving.ready();
+    const until = Date.now() + 10_000;
+    const isReady = async (): Promise<boolean> =>
+      (await alpha.call<{ tabs: { target: string; agent: string | null }[] }>("tabs.list")).tabs.some(
+        (each) => each.target === other.target && each.agent === "ready",
+      );
+    while (!(await isReady()) && Date.now() < until) await alpha.call("ping");
+    expect(await isReady()).to.equal(true);
+    expect(await alpha.call("agent.pause", { target: other.target })).to.deep.equal({ paused: true });
+    const run = rpcFailure(alpha.call("agent.run", { target: other.target, input: "never", timeoutMs: 60_000 }));
+    const began = Date.now();
+    // The tab's agent registers again (DevTools reloaded): the old connection goes, and the new one is not paused.
+    const replacement = await TestAgent.connect({ url: `${hub.url}/agent?token=${KEY}`, clientId: other.target });
+    try {
+      expect(await replacement.registration()).to.include({ status: "accepted" });
+      expect((await run).code).to.equal(ErrorCode.AGENT_UNAVAILABLE);
+      expect(Date.now() - began, "answered when the agent left, not at the 60 s budget").to.be.below(30_000);
+      expect(leaving.requests("evaluate")).to.deep.equal([]);
+      const listed = await alpha.call<{ tabs: { target: string; agentPaused?: boolean }[] }>("tabs.list");
+      expect(listed.tabs.find((each) => each.target === other.target)).to.not.have.property("agentPaused");
+    } finally {
+      await replacement.close();
+    }
+  });
+
   it("another client's token, an agent with another key and a stranger cannot pause it, nor hear of its activity", async () => {
     expect((await rpcFailure(beta.call("agent.pause", { target: tab.target }))).code).to.equal(ErrorCode.TARGET_NOT_FOUND);
     expect((await rpcFailure(beta.call("agent.resume", { target: tab.target }))).code).to.equal(ErrorCode.TARGET_NOT_FOUND);
