@@ -1,5 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { Budget } from "../budget.js";
+import type { Notifications } from "../protocol/types.js";
 import type { AgentCalls } from "./agent-calls.js";
 
 /** The state of a DevTools agent: registered, or ready for work. */
@@ -29,16 +30,8 @@ export interface AgentRecord {
   task?: { requestId: string; input: string; startedAt: number };
 }
 
-/** Something an agent did that the dashboard shows (notification agent.activity). */
-export interface AgentActivity {
-  kind: "task" | "status" | "done" | "paused" | "resumed";
-  requestId?: string;
-  input?: string;
-  ok?: boolean;
-  status?: unknown;
-  progress?: unknown;
-  message?: unknown;
-}
+/** Something an agent did that the dashboard shows: notification agent.activity, less what names the agent and when. */
+export type AgentActivity = Omit<Notifications["agent.activity"], "target" | "clientId" | "tabId" | "at">;
 
 /** What AgentRegistry tells its listeners: an agent came, got ready or went, or sent a status frame of a running task. */
 export interface AgentRegistryEvents {

@@ -13,6 +13,10 @@ const TOKEN_B = "ui-token-beta";
 const BUTTON_PAGE =
   "data:text/html,<title>press me</title><body style='margin:0'><button id=b style='position:absolute;left:100px;top:80px;width:400px;height:240px;font-size:40px' onclick=\"document.title='pressed';document.body.insertAdjacentHTML('beforeend','<p id=done>pressed by a person</p>')\">Press</button></body>";
 
+// A field that says what was submitted, and a page long enough to scroll.
+const FORM_PAGE =
+  "data:text/html,<title>form</title><body style='margin:0'><form id=f style='padding:20px' onsubmit=\"event.preventDefault();document.getElementById('out').textContent='submitted: '+document.getElementById('q').value\"><input id=q style='width:300px;height:30px;font-size:20px'></form><p id=out></p><div style='height:3000px'></div><p id=far>the end</p></body>";
+
 /** Signs in through the page's own form and waits for the overview. */
 async function signIn(page: Page, base: string, token: string): Promise<void> {
   await page.goto(`${base}/ui`);
@@ -111,6 +115,32 @@ describe("dashboard in a browser: sign in, overview, live view, console, take ov
     await page.mouse.click(box.x + 300 * scale, box.y + 200 * scale);
     await alpha.call("wait.for", { target: tab.target, selector: "#done", timeoutMs: 10_000 });
     expect((await evaluate<{ value: unknown }>(alpha, tab.target, "document.title")).value).to.equal("pressed");
+    await page.browserContext().close();
+  });
+
+  it("take over: keys typed on the live view go into the page's focused field, and the wheel scrolls it", async () => {
+    const page = await freshPage();
+    await signIn(page, base, TOKEN_A);
+    await page.waitForSelector("#stats");
+    const tab = await openTab(alpha, FORM_PAGE);
+    await page.goto(`${base}/ui#/tab/${encodeURIComponent(tab.target)}`);
+    await page.waitForFunction(`Number(document.querySelector("#live")?.getAttribute("data-frames") ?? 0) > 0`);
+    const box = await (await page.$("#live"))?.boundingBox();
+    if (!box) throw new Error("the live view has no box");
+    const scale = box.width / (await evaluate<{ value: number }>(alpha, tab.target, "innerWidth")).value;
+    // A click on the field focuses it in the tab; the keys then go to the tab while the view has the focus.
+    await page.mouse.click(box.x + 150 * scale, box.y + 40 * scale);
+    await alpha.call("wait.for", { target: tab.target, selector: "#q:focus", state: "attached", timeoutMs: 10_000 });
+    await page.keyboard.type("hello tabwire");
+    await page.keyboard.press("Enter");
+    await alpha.call("wait.for", { target: tab.target, text: "submitted: hello tabwire", timeoutMs: 10_000 });
+    await page.mouse.move(box.x + 150 * scale, box.y + 300 * scale);
+    await page.mouse.wheel({ deltaY: 600 });
+    // The view gathers wheel turns for a moment before it sends them: read the tab until it has scrolled, 10 s at most.
+    const scrollY = async (): Promise<number> => (await evaluate<{ value: number }>(alpha, tab.target, "scrollY")).value;
+    const until = Date.now() + 10_000;
+    while ((await scrollY()) === 0 && Date.now() < until) await alpha.call("ping");
+    expect(await scrollY()).to.be.above(0);
     await page.browserContext().close();
   });
 
