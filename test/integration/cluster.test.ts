@@ -135,6 +135,23 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     expect(again.code).to.equal(-32602);
   });
 
+  it("shows instance 3's tab live on instance 1: its screencast frames come through Redis until screencast.stop", async () => {
+    const frames = collect<{ subscriptionId: string; target: string; data: string }>(one, "screencast.frame", {
+      done: (all) => all.length >= 1,
+      timeoutMs: 10_000,
+    });
+    const { subscriptionId } = await one.call<{ subscriptionId: string }>("screencast.start", { target: tabOfThree, maxFps: 5 });
+    const [first] = await frames;
+    expect(first).to.include({ subscriptionId, target: tabOfThree });
+    expect(
+      Buffer.from(first?.data ?? "", "base64")
+        .subarray(0, 2)
+        .toString("hex"),
+    ).to.equal("ffd8");
+    expect(await one.call("screencast.stop", { subscriptionId })).to.deep.equal({ stopped: true });
+    expect((await rpcFailure(one.call("screencast.stop", { subscriptionId }))).code).to.equal(-32602);
+  });
+
   it("tells instance 1 of instance 2's tabs opening and closing: a watcher and console subscriber gets tab.closed once", async () => {
     await one.call("events.subscribe", { topics: ["tabs"] });
     const opened = collect<{ target: string; clientId: string }>(one, "tab.opened", {
