@@ -14,5 +14,12 @@ export const screencastStart = defineMethod("screencast.start", { runs: "tab", s
   }
   const { maxWidth, maxHeight, maxFps, quality } = params;
   const viewer = { tabId: entry.tabId, target: entry.target, maxWidth, maxHeight, maxFps, quality };
-  return { subscriptionId: await call.budget.race(screencasts.subscribe(call.connection, viewer)) };
+  const subscribing = screencasts.subscribe(call.connection, viewer);
+  try {
+    return { subscriptionId: await call.budget.race(subscribing) };
+  } catch (error) {
+    // Past the budget (or cancelled) the caller never learns the view's id: it is ended once it has started.
+    subscribing.then((id) => screencasts.unsubscribe(call.connection, id)).catch(() => {});
+    throw error;
+  }
 });
