@@ -33,7 +33,7 @@ import { Screencasts } from "./events/screencast.js";
 import { TabEmulation } from "./runtime/tab-emulation.js";
 import { NetworkLog } from "./events/network-log.js";
 import { ClientRoutes } from "./clients/client-routes.js";
-import { ClientDownloads } from "./clients/client-downloads.js";
+import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
 import { HUB_VERSION } from "./version.js";
@@ -163,8 +163,7 @@ function buildServices(config: Config): HubServices {
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
   const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
-  const notify = (clientId: string, method: "download.started" | "download.finished" | "download.removed", params: object): void =>
-    eventTopics.publish("downloads", clientId, { method, params: params as never });
+  const notify: DownloadNotice = (clientId, notice) => eventTopics.publish("downloads", clientId, notice);
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },

@@ -5,15 +5,13 @@ import path from "node:path";
 import type { Protocol } from "devtools-protocol";
 import type { Browser } from "../cdp/browser.js";
 import { log } from "../log.js";
-import type { Download } from "../protocol/types.js";
+import type { Download, Notifications } from "../protocol/types.js";
 import type { ClientManager } from "./client-manager.js";
 
-/** What the downloads tell: a download began or ended, for the client it belongs to. */
-export type DownloadNotice = (
-  clientId: string,
-  method: "download.started" | "download.finished" | "download.removed",
-  params: object,
-) => void;
+type DownloadMethod = "download.started" | "download.finished" | "download.removed";
+
+/** What the downloads tell: a download began, ended or went, for the client it belongs to (the downloads topic). */
+export type DownloadNotice = <N extends DownloadMethod>(clientId: string, notice: { method: N; params: Notifications[N] }) => void;
 
 interface Options {
   /** Whether Chrome is the hub's own: only then are its default context's downloads (DEFAULT_CLIENT_ID's) taken. */
@@ -117,7 +115,8 @@ export class ClientDownloads {
       startedAt: Date.now(),
     };
     this.#byId.set(event.guid, download);
-    this.#options.notify(clientId, "download.started", { downloadId: event.guid, clientId, url: event.url, filename: download.filename });
+    const params = { downloadId: event.guid, clientId, url: event.url, filename: download.filename };
+    this.#options.notify(clientId, { method: "download.started", params });
   }
 
   async #progressed(event: Protocol.Browser.DownloadProgressEvent): Promise<void> {
@@ -136,25 +135,19 @@ export class ClientDownloads {
         .connection()
         .send("Browser.cancelDownload", { guid: event.guid, ...context }, { timeoutMs: SET_TIMEOUT_MS })
         .catch(() => undefined);
-      return this.#finish(download);
+      return this.#finish(download, "canceled");
     }
     if (event.state === "inProgress") return;
     download.state = event.state;
     if (event.state === "completed") download.sha256 = await sha256Of(this.fileOf(download)).catch(() => undefined);
-    this.#finish(download);
+    this.#finish(download, event.state);
   }
 
-  #finish(download: Download): void {
+  #finish(download: Download, state: "completed" | "canceled"): void {
     download.finishedAt = Date.now();
-    const { downloadId, clientId, state, receivedBytes: bytes, sha256, reason } = download;
-    this.#options.notify(clientId, "download.finished", {
-      downloadId,
-      clientId,
-      state,
-      bytes,
-      ...(sha256 ? { sha256 } : {}),
-      ...(reason ? { reason } : {}),
-    });
+    const { downloadId, clientId, receivedBytes: bytes, sha256, reason } = download;
+    const params = { downloadId, clientId, state, bytes, ...(sha256 ? { sha256 } : {}), ...(reason ? { reason } : {}) };
+    this.#options.notify(clientId, { method: "download.finished", params });
     // A cancelled download's part goes at once; its entry stays listed, as a finished one's, for DOWNLOAD_TTL_MS.
     if (state !== "completed") void rm(this.fileOf(download), { force: true });
     const timer = setTimeout(() => void this.#expire(downloadId), this.#options.ttlMs);
@@ -168,7 +161,7 @@ export class ClientDownloads {
     if (!download) return;
     this.#byId.delete(downloadId);
     await rm(this.fileOf(download), { force: true });
-    this.#options.notify(download.clientId, "download.removed", { downloadId, clientId: download.clientId });
+    this.#options.notify(download.clientId, { method: "download.removed", params: { downloadId, clientId: download.clientId } });
   }
 }
 

@@ -2,36 +2,13 @@ import type { Protocol } from "devtools-protocol";
 import type { Browser } from "../cdp/browser.js";
 import type { SessionPool } from "../cdp/session-pool.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import type { Result } from "../protocol/types.js";
 
-/** One request of a tab, as the hub saw it go and come back. */
-export interface NetworkEntry {
-  requestId: string;
-  url: string;
-  method: string;
-  /** Chrome's resource type: Document, Script, Image, Fetch, XHR... */
-  resourceType: string;
-  /** When it was sent, in ms since the epoch. */
-  startedAt: number;
-  state: "pending" | "finished" | "failed";
-  status?: number;
-  statusText?: string;
-  mimeType?: string;
-  httpVersion?: string;
-  requestHeaders: Record<string, string>;
-  responseHeaders?: Record<string, string>;
-  /** The request body, when it had one Chrome kept (cut at 64 KB). */
-  postData?: string;
-  /** Milliseconds from sending to the response's headers, and to its end. */
-  responseMs?: number;
-  durationMs?: number;
-  /** Bytes over the wire (headers and body, as encoded). */
-  encodedBytes?: number;
-  fromCache?: boolean;
-  /** Why it failed (net::ERR_...), when it did. */
-  errorText?: string;
-  /** Chrome's monotonic time of sending, in seconds (for durations). */
-  sentAt: number;
-}
+/**
+ * One request of a tab, as the hub saw it go and come back: what network.get answers (the generated type), and Chrome's
+ * monotonic time of sending in seconds, for durations.
+ */
+export type NetworkEntry = Result<"network.get">["request"] & { sentAt: number };
 
 const POST_DATA_MAX = 64 * 1024;
 // What Chrome keeps of responses for Network.getResponseBody (network.get's body), per tab.

@@ -40,8 +40,6 @@ export interface RouteContext {
 
 type Route = [method: string, path: RegExp, handler: (context: RouteContext) => Promise<unknown>];
 
-const STARTED_AT = Date.now();
-
 /** The eval-server compatible HTTP API of docs/protocol.md section 7, on top of the JSON-RPC methods. */
 export class HttpApi {
   #options: HttpApiOptions;
@@ -76,7 +74,7 @@ export class HttpApi {
       return sendJson(response, 200, {
         ok: true,
         browser: this.#options.services.browser.isUp ? "connected" : "down",
-        uptimeMs: Date.now() - STARTED_AT,
+        uptimeMs: Math.round(process.uptime() * 1000),
       });
     }
     if (request.method === "GET" && url.pathname === "/metrics") {
@@ -124,7 +122,13 @@ export class HttpApi {
   #server(grant: Grant): Record<string, unknown> {
     const { services, serverId, version } = this.#options;
     const agents = services.agents.all().filter((agent) => services.clients.canSee(grant, agent.baseId)).length;
-    return { id: serverId, version, uptimeMs: Date.now() - STARTED_AT, browser: services.browser.isUp ? "connected" : "down", agents };
+    return {
+      id: serverId,
+      version,
+      uptimeMs: Math.round(process.uptime() * 1000),
+      browser: services.browser.isUp ? "connected" : "down",
+      agents,
+    };
   }
 }
 

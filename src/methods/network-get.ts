@@ -1,9 +1,9 @@
 import { HubError } from "../errors.js";
-import { acquireTab, defineMethod } from "../services.js";
+import { defineMethod } from "../services.js";
 
 /** `network.get`: one of the tab's requests with its headers and, when asked, its response body (base64 for binary). */
 export const networkGet = defineMethod("network.get", { runs: "tab" }, async (params, call) => {
-  const { entry: tabEntry, tab } = await acquireTab(call, params.target);
+  const tabEntry = call.services.clients.resolve(params.target, call.connection);
   const request = call.services.network.entry(tabEntry.tabId, params.requestId);
   if (!request) {
     const message = "names no request of this tab (its log keeps the newest only; list them with network.list)";
@@ -12,6 +12,8 @@ export const networkGet = defineMethod("network.get", { runs: "tab" }, async (pa
   const { sentAt: _sentAt, ...shown } = request;
   if (params.body !== true) return { request: shown };
   const maxSize = params.maxSize ?? call.services.config.maxResultBytes;
+  // Only a body needs the tab's session.
+  const tab = await call.services.pool.acquire(tabEntry.tabId, call.budget);
   const body = await tab
     .send("Network.getResponseBody", { requestId: params.requestId }, { budget: call.budget })
     .then(({ body: data, base64Encoded }) => {
