@@ -23,6 +23,9 @@ export interface CastFrame {
 
 const ATTACH_TIMEOUT_MS = 10_000;
 const COMMAND_TIMEOUT_MS = 5_000;
+// How long a start waits for a page between two documents, trying again this often.
+const BETWEEN_DOCUMENTS_WAIT_MS = 3_000;
+const BETWEEN_DOCUMENTS_RETRY_MS = 50;
 // A session that goes while viewers remain (Chrome detached it) is attached again this many times.
 const MAX_RESTARTS = 3;
 
@@ -65,7 +68,7 @@ export class TabCaster {
       this.#session = session;
       session.listen("Page.screencastFrame", (event) => this.#frame(session, event));
       session.once("closed", () => this.#sessionGone(session));
-      await this.#startOn(session);
+      await this.#startWhenAttached(session);
     } catch (error) {
       throw castError(error);
     }
@@ -92,6 +95,23 @@ export class TabCaster {
     if (this.#ackTimer) clearTimeout(this.#ackTimer);
     this.#ackTimer = null;
     if (session) void this.#detach(session);
+  }
+
+  /**
+   * Starts the screencast, waiting out a page between two documents (a tab that is still loading its first page, as the
+   * dashboard asks for a thumbnail at tab.opened): Chrome refuses until the new document is attached.
+   */
+  async #startWhenAttached(session: CdpSession): Promise<void> {
+    const until = Date.now() + BETWEEN_DOCUMENTS_WAIT_MS;
+    for (;;) {
+      try {
+        await this.#startOn(session);
+        return;
+      } catch (error) {
+        if (protocolFailureOf(error) !== "not-attached" || Date.now() > until || this.#stopped) throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, BETWEEN_DOCUMENTS_RETRY_MS));
+    }
   }
 
   #startOn(session: CdpSession): Promise<unknown> {

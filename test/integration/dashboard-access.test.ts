@@ -103,7 +103,8 @@ describe("dashboard: its files, sign-in and sessions, and what each session reac
   });
 
   it("a wrong, empty or missing token cannot sign in, and a made-up cookie reaches nothing", async () => {
-    for (const token of ["wrong", "", `${FULL}x`]) {
+    // An agent key is not a hub token: it cannot sign in either.
+    for (const token of ["wrong", "", `${FULL}x`, KEY_B, "dash-agent-key"]) {
       const attempt = await signIn(base, token);
       expect(attempt.status, token).to.equal(401);
       expect(attempt.cookie, token).to.equal(null);
@@ -207,6 +208,9 @@ describe("dashboard: its files, sign-in and sessions, and what each session reac
       expect(await agent.registration()).to.include({ status: "accepted" });
       const error = (await agent.call("screencast.start", { target: alphaTab.target }).catch((e: unknown) => e)) as { code?: number };
       expect(error.code).to.equal(ErrorCode.TARGET_NOT_FOUND);
+      const stats = (await agent.call("hub.stats")) as { clients: { clientId: string }[]; hub?: unknown };
+      expect(stats.clients.map((client) => client.clientId)).to.not.include("alpha");
+      expect(stats, "an agent key bound to beta sees no hub-wide figures").to.not.have.property("hub");
     } finally {
       await agent.close();
     }
