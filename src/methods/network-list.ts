@@ -1,12 +1,11 @@
-import { urlMatcher } from "../runtime/url-matcher.js";
+import { globMatcher } from "../runtime/url-matcher.js";
 import { defineMethod } from "../services.js";
 
 /** `network.list`: the tab's recent requests, newest last, optionally filtered by URL, resource type and status. */
 export const networkList = defineMethod("network.list", { runs: "tab" }, async (params, call) => {
   const entry = call.services.clients.resolve(params.target, call.connection);
   const { filter = {} } = params;
-  const matches =
-    filter.url === undefined ? () => true : urlMatcher(filter.url, { method: "network.list", path: "/filter/url", regex: false });
+  const matches = filter.url === undefined ? () => true : globMatcher(filter.url, { method: "network.list", path: "/filter/url" });
   const types = filter.resourceType === undefined ? null : new Set(filter.resourceType.map((type) => type.toLowerCase()));
   const all = call.services.network
     .entries(entry.tabId)

@@ -1,6 +1,6 @@
 import type { RouteAction } from "../clients/client-routes.js";
 import { HubError } from "../errors.js";
-import { urlMatcher } from "../runtime/url-matcher.js";
+import { globMatcher } from "../runtime/url-matcher.js";
 import { acquireTab, callerClient, defineMethod } from "../services.js";
 import type { ValidatedParams } from "../protocol/types.js";
 
@@ -10,7 +10,7 @@ export const networkRoute = defineMethod("network.route", { runs: "here" }, asyn
     const message = "give target (one tab) or clientId (every tab of the client), not both";
     throw new HubError("INVALID_PARAMS", message, { errors: [{ path: "/clientId", message }] });
   }
-  const matches = urlMatcher(params.url, { method: "network.route", path: "/url", regex: false });
+  const matches = globMatcher(params.url, { method: "network.route", path: "/url" });
   const action = actionOf(params);
   const { routes, clients, pool } = call.services;
   const remaining = params.times ?? null;

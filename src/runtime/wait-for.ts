@@ -105,9 +105,10 @@ function nextDocument(tab: TabSession, budget: Budget): Promise<void> {
   });
 }
 
-async function waitForUrl(tab: TabSession, matches: (url: string) => boolean, budget: Budget): Promise<void> {
-  const reached = new Promise<void>((resolve) => {
-    const check = (url: string): void => void (matches(url) && resolve());
+async function waitForUrl(tab: TabSession, matches: (url: string) => Promise<boolean>, budget: Budget): Promise<void> {
+  const reached = new Promise<void>((resolve, reject) => {
+    // A regular expression that searches too long refuses the call (url-matcher.ts).
+    const check = (url: string): void => void matches(url).then((matched) => matched && resolve(), reject);
     const stops = [
       tab.listen(
         "Page.frameNavigated",

@@ -1,6 +1,5 @@
 import { expect } from "chai";
 import { keyOf, modifierBits, parseChord } from "../../../src/runtime/keys.js";
-import { urlMatcher } from "../../../src/runtime/url-matcher.js";
 
 describe("keys and chords", () => {
   it("knows named keys, letters, digits and the shifted characters of a US keyboard", () => {
@@ -23,21 +22,5 @@ describe("keys and chords", () => {
     expect(parseChord("+")).to.deep.include({ modifiers: [] });
     expect(parseChord("Hyper+A")).to.equal('"Hyper" is not a modifier (Alt, Control, Meta, Shift)');
     expect(parseChord("Control+Nope")).to.match(/^"Nope" is not a key the hub knows/);
-  });
-});
-
-describe("wait.for URL patterns", () => {
-  it("globs: * stops at a slash, ** does not; /source/flags is a regular expression", () => {
-    expect(urlMatcher("**/done.html")("http://127.0.0.1:8080/a/b/done.html")).to.equal(true);
-    expect(urlMatcher("http://host/*.html")("http://host/a/b.html")).to.equal(false);
-    expect(urlMatcher("http://host/*.html")("http://host/b.html")).to.equal(true);
-    expect(urlMatcher("http://host/a?b")("http://host/a?b")).to.equal(true);
-    expect(urlMatcher("/DONE\\.html$/i")("http://x/done.html")).to.equal(true);
-    expect(() => urlMatcher("/(/")).to.throw(/not a valid regular expression/);
-    // Without regular expressions a pattern is a glob, matched without backtracking: thirty stars against 5,000
-    // characters answer at once (a regular expression built from them would not finish).
-    const matcher = urlMatcher(`${"**a".repeat(30)}b`, { method: "network.list", path: "/filter/url", regex: false });
-    expect(matcher(`http://x/${"a".repeat(5_000)}`)).to.equal(false);
-    expect(urlMatcher("/(/", { method: "network.route", path: "/url", regex: false })("/(/")).to.equal(true);
   });
 });

@@ -1,0 +1,68 @@
+import { expect } from "chai";
+import { ErrorCode } from "../../src/errors.js";
+import type { Hub } from "../../src/hub.js";
+import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
+import { rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
+import { evaluate, openTab, type OpenedTab } from "../support/tabs.js";
+import { connect, startTestHub } from "../support/test-hub.js";
+
+// A URL its own client chose, on which /(a+)+$/ backtracks 2^33 times: two minutes of the hub's event loop, were it
+// searched there (this test then fails by its timeout, and the hub answers again afterwards).
+const RUNAWAY = `?q=${"a".repeat(33)}!`;
+
+describe("a client's URL patterns cannot stall the hub for the others: wait.for expressions, network globs (real hub)", function () {
+  this.timeout(60_000);
+  let hub: Hub;
+  let site: FixtureServer;
+  let alpha: TestRpcClient;
+  let beta: TestRpcClient;
+  let alphaTab: OpenedTab;
+  let betaTab: OpenedTab;
+
+  before(async () => {
+    site = await startFixtureServer();
+    hub = await startTestHub({ HUB_TOKENS: "pattern-alpha:alpha,pattern-beta:beta", AUTH_KEY: "pattern-agent-key" });
+    [alpha, beta] = await Promise.all([connect(hub, { token: "pattern-alpha" }), connect(hub, { token: "pattern-beta" })]);
+    [alphaTab, betaTab] = await Promise.all([openTab(alpha, site.url("index.html")), openTab(beta, site.url("index.html"))]);
+  });
+  after(async () => {
+    await Promise.all([alpha?.close(), beta?.close()]);
+    await hub?.stop();
+    await site?.close();
+  });
+
+  it("a wait.for expression that backtracks for minutes is refused with INVALID_PARAMS, and another client is answered meanwhile", async () => {
+    const waiting = rpcFailure(alpha.call("wait.for", { target: alphaTab.target, url: "/(a+)+$/", timeoutMs: 30_000 }));
+    await alpha.call("navigate", { target: alphaTab.target, url: site.url(`index.html${RUNAWAY}`) });
+    const [refused, answered] = await Promise.all([waiting, evaluate(beta, betaTab.target, "6 * 7")]);
+    expect(answered).to.deep.include({ value: 42 });
+    expect(refused.code).to.equal(ErrorCode.INVALID_PARAMS);
+    expect(refused.message).to.match(
+      /the regular expression \/\(a\+\)\+\$\/ took more than 100 ms on the tab's URL; use a glob or a simpler expression/,
+    );
+    expect(refused.data).to.deep.equal({ errors: [{ path: "/url", message: "took more than 100 ms on the tab's URL" }] });
+    // The expressions of the next calls are searched as before.
+    const matched = (await alpha.call("wait.for", { target: alphaTab.target, url: "/a+!$/", timeoutMs: 5_000 })) as { ok: boolean };
+    expect(matched.ok).to.equal(true);
+  });
+
+  it("network globs with more than 32 wildcards are INVALID_PARAMS; 32 are matched over the tab's requests", async () => {
+    const tooMany = "**a".repeat(33);
+    for (const [method, params, path] of [
+      ["network.list", { filter: { url: tooMany } }, "/filter/url"],
+      ["network.route", { url: tooMany, action: "block" }, "/url"],
+      ["wait.for", { url: tooMany, timeoutMs: 1_000 }, "/url"],
+    ] as const) {
+      const refused = await rpcFailure(alpha.call(method, { target: alphaTab.target, ...params }));
+      expect(refused.code, method).to.equal(ErrorCode.INVALID_PARAMS);
+      expect(refused.data, method).to.deep.equal({ errors: [{ path, message: "has 33 wildcards; at most 32" }] });
+    }
+    const listed = (await alpha.call("network.list", {
+      target: alphaTab.target,
+      filter: { url: `**index.html?q=${"**a".repeat(31)}!` },
+    })) as {
+      requests: { url: string }[];
+    };
+    expect(listed.requests.map((request) => request.url)).to.deep.equal([site.url(`index.html${RUNAWAY}`)]);
+  });
+});

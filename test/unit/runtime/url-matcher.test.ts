@@ -1,0 +1,66 @@
+import { expect } from "chai";
+import { HubError } from "../../../src/errors.js";
+import { REGEX_MATCH_LIMIT_MS } from "../../../src/runtime/regex-worker.js";
+import { globMatcher, MAX_GLOB_WILDCARDS, urlMatcher } from "../../../src/runtime/url-matcher.js";
+
+const WAIT_FOR = { method: "network.list", path: "/filter/url" };
+
+describe("URL patterns: globs and wait.for's regular expressions", () => {
+  it("globs: * stops at a slash, ** does not, anything else is literal", () => {
+    expect(globMatcher("**/done.html", WAIT_FOR)("http://127.0.0.1:8080/a/b/done.html")).to.equal(true);
+    expect(globMatcher("http://host/*.html", WAIT_FOR)("http://host/a/b.html")).to.equal(false);
+    expect(globMatcher("http://host/*.html", WAIT_FOR)("http://host/b.html")).to.equal(true);
+    expect(globMatcher("http://host/a?b", WAIT_FOR)("http://host/a?b")).to.equal(true);
+    expect(globMatcher("/(/", WAIT_FOR)("/(/")).to.equal(true);
+    expect(globMatcher("**aba", WAIT_FOR)("http://x/ababa")).to.equal(true);
+    expect(globMatcher("http://x/*a*b", WAIT_FOR)("http://x/aab")).to.equal(true);
+    expect(globMatcher("http://x/*a*b", WAIT_FOR)("http://x/a/b")).to.equal(false);
+  });
+
+  it("globs never backtrack: many wildcards and long literals against long URLs answer in linear time", () => {
+    // Each of these would run for minutes matched position by position or as a regular expression.
+    expect(globMatcher(`${"**a".repeat(30)}b`, WAIT_FOR)(`http://x/${"a".repeat(5_000)}`)).to.equal(false);
+    expect(globMatcher(`**${"a".repeat(50_000)}!`, WAIT_FOR)(`http://x/${"a".repeat(1_000_000)}`)).to.equal(false);
+    expect(globMatcher(`**${"a".repeat(50_000)}`, WAIT_FOR)(`http://x/${"a".repeat(1_000_000)}`)).to.equal(true);
+  });
+
+  it(`a glob with more than ${MAX_GLOB_WILDCARDS} wildcards is INVALID_PARAMS naming its param`, () => {
+    expect(() => globMatcher("*a".repeat(MAX_GLOB_WILDCARDS), WAIT_FOR)).not.to.throw();
+    const refusal = (): unknown => globMatcher("*a".repeat(MAX_GLOB_WILDCARDS + 1), WAIT_FOR);
+    expect(refusal).to.throw(HubError, /network.list: the glob has 33 wildcards; at most 32/);
+    try {
+      refusal();
+    } catch (error) {
+      expect((error as HubError).data).to.deep.equal({ errors: [{ path: "/filter/url", message: "has 33 wildcards; at most 32" }] });
+    }
+  });
+
+  it("wait.for takes a glob or /source/flags; a bad expression is INVALID_PARAMS at once", async () => {
+    expect(await urlMatcher("**/done.html")("http://x/a/done.html")).to.equal(true);
+    expect(await urlMatcher("/DONE\\.html$/i")("http://x/done.html")).to.equal(true);
+    expect(await urlMatcher("/^http:\\/\\/x\\/\\d+$/")("http://x/12a")).to.equal(false);
+    // A global expression keeps no position from one URL to the next.
+    const global = urlMatcher("/done/g");
+    expect([await global("http://x/done"), await global("http://x/done")]).to.deep.equal([true, true]);
+    expect(() => urlMatcher("/(/")).to.throw(/not a valid regular expression/);
+  });
+
+  it(`an expression that backtracks for minutes is refused after ${REGEX_MATCH_LIMIT_MS} ms, the event loop free all along, and the next one works`, async () => {
+    let ticks = 0;
+    const ticker = setInterval(() => ticks++, 5);
+    try {
+      const error = await urlMatcher("/(a+)+$/")(`http://x/${"a".repeat(40)}!`).then(
+        () => null,
+        (thrown: unknown) => thrown,
+      );
+      expect(error).to.be.instanceOf(HubError);
+      expect((error as HubError).errorName).to.equal("INVALID_PARAMS");
+      expect((error as HubError).message).to.match(/took more than 100 ms on the tab's URL; use a glob or a simpler expression/);
+      // Searched on the hub's own thread, the 5 ms timer would not have fired until the search ended.
+      expect(ticks).to.be.at.least(5);
+    } finally {
+      clearInterval(ticker);
+    }
+    expect(await urlMatcher("/(a+)+!$/")(`http://x/${"a".repeat(40)}!`)).to.equal(true);
+  });
+});
