@@ -11,6 +11,9 @@ import type { Result } from "../protocol/types.js";
 export type NetworkEntry = Result<"network.get">["request"] & { sentAt: number };
 
 const POST_DATA_MAX = 64 * 1024;
+// A page may ask for URLs of up to 2 MB (Chrome's limit), hundreds of them: the log keeps each one's beginning, so
+// one client's page can neither fill the hub's memory nor make a glob over its log (network.list) costly.
+const URL_MAX = 16 * 1024;
 // What Chrome keeps of responses for Network.getResponseBody (network.get's body), per tab.
 const BODY_BUFFER_BYTES = 20 * 1024 * 1024;
 const BODY_MAX_BYTES = 10 * 1024 * 1024;
@@ -90,7 +93,7 @@ export class NetworkLog {
     const postData = request.postData === undefined ? {} : { postData: request.postData.slice(0, POST_DATA_MAX) };
     log.set(event.requestId, {
       requestId: event.requestId,
-      url: request.url + (request.urlFragment ?? ""),
+      url: (request.url + (request.urlFragment ?? "")).slice(0, URL_MAX),
       method: request.method,
       resourceType: event.type ?? "Other",
       startedAt: Math.round(event.wallTime * 1000),

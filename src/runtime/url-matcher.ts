@@ -25,9 +25,11 @@ export function urlMatcher(pattern: string): (url: string) => Promise<boolean> {
 }
 
 /** The most wildcards a glob may have: each costs a pass over the URL (Chrome's own glob matcher stops at 16 deep). */
-export const MAX_GLOB_WILDCARDS = 32;
+export const MAX_GLOB_WILDCARDS = 16;
 
-type GlobToken = { literal: string; skip: Int32Array } | { star: "segment" | "any" };
+type GlobToken = { literal: Uint16Array; skip: Int32Array } | { star: "segment" | "any" };
+
+const SLASH = 0x2f;
 
 /**
  * A glob matched in time proportional to the URL's length times its wildcards, never backtracking: a caller's pattern
@@ -39,7 +41,7 @@ export function globMatcher(pattern: string, where: { method: string; path: stri
   let wildcards = 0;
   for (const part of pattern.split(/(\*+)/)) {
     if (part === "") continue;
-    if (!part.startsWith("*")) tokens.push({ literal: part, skip: prefixTable(part) });
+    if (!part.startsWith("*")) tokens.push({ literal: codesOf(part), skip: prefixTable(codesOf(part)) });
     else {
       wildcards++;
       tokens.push({ star: part.length > 1 ? "any" : "segment" });
@@ -52,32 +54,69 @@ export function globMatcher(pattern: string, where: { method: string; path: stri
     });
   }
   return (url) => {
-    // Which positions of the URL the tokens so far can end at.
-    let reach = new Uint8Array(url.length + 1);
-    reach[0] = 1;
+    const text = codesOf(url);
+    // Which positions of the URL the tokens so far can end at, and the next token's.
+    let reach: Reach = { now: new Uint8Array(text.length + 1), next: new Uint8Array(text.length + 1) };
+    reach.now[0] = 1;
     for (const token of tokens) {
-      const next = new Uint8Array(url.length + 1);
-      if ("literal" in token) {
-        const length = token.literal.length;
-        forEachOccurrence(url, token, (at) => {
-          if (reach[at]) next[at + length] = 1;
-        });
-      } else {
-        let open = false;
-        for (let at = 0; at <= url.length; at++) {
-          if (reach[at]) open = true;
-          if (open) next[at] = 1;
-          if (token.star === "segment" && url[at] === "/") open = false;
-        }
-      }
-      reach = next;
+      reach.next.fill(0);
+      const reached = "literal" in token ? afterLiteral(text, token, reach) : afterStar(text, token.star === "segment", reach);
+      if (!reached) return false;
+      reach = { now: reach.next, next: reach.now };
     }
-    return reach[url.length] === 1;
+    return reach.now[text.length] === 1;
   };
 }
 
+function codesOf(text: string): Uint16Array {
+  const codes = new Uint16Array(text.length);
+  for (let at = 0; at < text.length; at++) codes[at] = text.charCodeAt(at);
+  return codes;
+}
+
+/** The positions the tokens so far can end at, and those of the next token, marked by it. */
+interface Reach {
+  now: Uint8Array;
+  next: Uint8Array;
+}
+
+/** Marks where the literal ends after a reachable position (Knuth-Morris-Pratt, linear); whether it marked any. */
+function afterLiteral(text: Uint16Array, { literal, skip }: { literal: Uint16Array; skip: Int32Array }, { now, next }: Reach): boolean {
+  let reached = false;
+  for (let at = 0, matched = 0; at < text.length; at++) {
+    while (matched > 0 && text[at] !== literal[matched]) matched = skip[matched - 1] as number;
+    if (text[at] === literal[matched]) matched++;
+    if (matched === literal.length) {
+      if (now[at + 1 - matched]) {
+        next[at + 1] = 1;
+        reached = true;
+      }
+      matched = skip[matched - 1] as number;
+    }
+  }
+  return reached;
+}
+
+/** Marks every position a star stretches to from a reachable one (`*` not past a slash); whether it marked any. */
+function afterStar(text: Uint16Array, segment: boolean, { now, next }: Reach): boolean {
+  let from = now.indexOf(1);
+  if (from === -1) return false;
+  if (!segment) {
+    next.fill(1, from);
+    return true;
+  }
+  // From each reachable position to the next slash (included: a `*` ends before it), then on from the next reachable one.
+  while (from !== -1) {
+    const slash = text.indexOf(SLASH, from);
+    const end = slash === -1 ? text.length : slash;
+    next.fill(1, from, end + 1);
+    from = now.indexOf(1, end + 1);
+  }
+  return true;
+}
+
 /** Knuth-Morris-Pratt: for each prefix of `word`, the length of its longest proper prefix that is also its suffix. */
-function prefixTable(word: string): Int32Array {
+function prefixTable(word: Uint16Array): Int32Array {
   const table = new Int32Array(word.length);
   for (let at = 1, matched = 0; at < word.length; at++) {
     while (matched > 0 && word[at] !== word[matched]) matched = table[matched - 1] as number;
@@ -85,20 +124,4 @@ function prefixTable(word: string): Int32Array {
     table[at] = matched;
   }
   return table;
-}
-
-/** Calls `found` with the start of every occurrence of the word in `text`, overlapping ones too, in linear time. */
-function forEachOccurrence(
-  text: string,
-  { literal: word, skip }: { literal: string; skip: Int32Array },
-  found: (at: number) => void,
-): void {
-  for (let at = 0, matched = 0; at < text.length; at++) {
-    while (matched > 0 && text[at] !== word[matched]) matched = skip[matched - 1] as number;
-    if (text[at] === word[matched]) matched++;
-    if (matched === word.length) {
-      found(at - word.length + 1);
-      matched = skip[matched - 1] as number;
-    }
-  }
 }
