@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import WebSocket from "ws";
 import { HubError } from "../errors.js";
 import { newId } from "../ids.js";
@@ -38,6 +39,8 @@ export class RpcPeer<S> {
   constructor(ws: WebSocket, options: RpcPeerOptions<S>) {
     this.#ws = ws;
     this.#out = new TickCork(ws);
+    // Each subscription and live view of the connection listens for its end; MAX_SUBSCRIPTIONS bounds them, not 10.
+    setMaxListeners(0, this.#closed.signal);
     this.#options = options;
     this.state = {
       id: newId(),
