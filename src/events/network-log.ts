@@ -14,6 +14,8 @@ const POST_DATA_MAX = 64 * 1024;
 // A page may ask for URLs of up to 2 MB (Chrome's limit), hundreds of them: the log keeps each one's beginning, so
 // one client's page can neither fill the hub's memory nor make a glob over its log (network.list) costly.
 const URL_MAX = 16 * 1024;
+const HEADER_VALUE_MAX = 8 * 1024;
+const HEADERS_MAX = 64 * 1024;
 // What Chrome keeps of responses for Network.getResponseBody (network.get's body), per tab.
 const BODY_BUFFER_BYTES = 20 * 1024 * 1024;
 const BODY_MAX_BYTES = 10 * 1024 * 1024;
@@ -123,6 +125,19 @@ function responseFields(response: Protocol.Network.Response): Partial<NetworkEnt
   };
 }
 
+/**
+ * Headers as strings, each value cut at HEADER_VALUE_MAX characters and at most HEADERS_MAX characters in all (the
+ * headers past it left out): a page can send a header of megabytes with every request, and the log keeps 500.
+ */
 function stringHeaders(headers: Protocol.Network.Headers): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, String(value)]));
+  const kept: [string, string][] = [];
+  let room = HEADERS_MAX;
+  for (const [name, value] of Object.entries(headers)) {
+    const text = String(value).slice(0, HEADER_VALUE_MAX);
+    room -= name.length + text.length;
+    if (room < 0) break;
+    kept.push([name, text]);
+  }
+  // fromEntries defines each name as its own property, `__proto__` too.
+  return Object.fromEntries(kept);
 }

@@ -10,7 +10,7 @@ import { connect, startTestHub } from "../support/test-hub.js";
 // searched there (this test then fails by its timeout, and the hub answers again afterwards).
 const RUNAWAY = `?q=${"a".repeat(33)}!`;
 
-describe("a client's URL patterns cannot stall the hub for the others: wait.for expressions, network globs (real hub)", function () {
+describe("a client's URL patterns, URLs and headers cannot stall or fill the hub for the others: wait.for expressions, network globs, the network log (real hub)", function () {
   this.timeout(60_000);
   let hub: Hub;
   let site: FixtureServer;
@@ -75,5 +75,19 @@ describe("a client's URL patterns cannot stall the hub for the others: wait.for 
       requests: { url: string }[];
     };
     expect(listed.requests.map((request) => request.url)).to.deep.equal([long.slice(0, 16_384)]);
+  });
+  it("a request header of 1,000,000 characters is kept in the network log cut to its first 8,192", async () => {
+    const url = site.url("index.html?big-header");
+    await evaluate(alpha, alphaTab.target, {
+      expression: `fetch(${JSON.stringify(url)}, { headers: { "x-big": "c".repeat(1_000_000) } }).then(() => true, () => false)`,
+      awaitPromise: true,
+    });
+    const listed = (await alpha.call("network.list", { target: alphaTab.target, filter: { url: "**?big-header" } })) as {
+      requests: { requestId: string }[];
+    };
+    const { request } = (await alpha.call("network.get", { target: alphaTab.target, requestId: listed.requests[0]?.requestId })) as {
+      request: { requestHeaders: Record<string, string> };
+    };
+    expect(request.requestHeaders["x-big"]).to.equal("c".repeat(8_192));
   });
 });
