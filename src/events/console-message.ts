@@ -18,17 +18,17 @@ export function capMessage(message: ConsoleMessage): ConsoleMessage {
   if (!long(message.text) && !long(message.stack) && !message.args.some(longArg)) return message;
   const capped: ConsoleMessage = {
     ...message,
-    text: cut(message.text),
+    text: cutConsoleText(message.text),
     args: message.args.map((arg) => (longArg(arg) ? capArg(arg) : arg)),
   };
-  if (message.stack !== undefined) capped.stack = cut(message.stack);
+  if (message.stack !== undefined) capped.stack = cutConsoleText(message.stack);
   return capped;
 }
 
 function capArg(arg: ConsoleArg): ConsoleArg {
   const capped = { ...arg };
-  if (typeof arg.value === "string") capped.value = cut(arg.value);
-  if (arg.description !== undefined) capped.description = cut(arg.description);
+  if (typeof arg.value === "string") capped.value = cutConsoleText(arg.value);
+  if (arg.description !== undefined) capped.description = cutConsoleText(arg.description);
   return capped;
 }
 
@@ -39,7 +39,8 @@ export function messageBytes(message: ConsoleMessage): number {
   return 2 * chars + 256;
 }
 
-function cut(text: string): string {
+/** A console text cut to MAX_CONSOLE_CHARS (saying how much more there was), in memory of its own. */
+export function cutConsoleText(text: string): string {
   if (text.length <= MAX_CONSOLE_CHARS) return text;
   return ownCopy(`${text.slice(0, MAX_CONSOLE_CHARS)}… [${text.length - MAX_CONSOLE_CHARS} more characters]`);
 }

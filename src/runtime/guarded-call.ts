@@ -1,6 +1,7 @@
 import type { Budget } from "../budget.js";
 import { HubError, isHubError } from "../errors.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import { cutConsoleText } from "../events/console-message.js";
 import { consoleLevel, consoleText } from "./console-text.js";
 import type { EvaluateResult } from "./remote-value.js";
 import { stoppedForAnotherCall, wasTerminated } from "./hub-script.js";
@@ -39,7 +40,9 @@ export async function guardedCall(
         console: captureConsole
           ? (event) => {
               if (captured.length >= MAX_CAPTURED_MESSAGES) return;
-              captured.push({ level: consoleLevel(event.type), text: consoleText(event.args), timestamp: event.timestamp });
+              // Cut as the console stream's are: a page logging megabytes while the call runs costs the hub kilobytes.
+              const text = cutConsoleText(consoleText(event.args));
+              captured.push({ level: consoleLevel(event.type), text, timestamp: event.timestamp });
             }
           : undefined,
       });

@@ -10,7 +10,7 @@ import { connect, startTestHub } from "../support/test-hub.js";
 // searched there (this test then fails by its timeout, and the hub answers again afterwards).
 const RUNAWAY = `?q=${"a".repeat(33)}!`;
 
-describe("a client's URL patterns, URLs and headers cannot stall or fill the hub for the others: wait.for expressions, network globs, the network log (real hub)", function () {
+describe("what a client's pages and patterns send cannot stall or fill the hub for the others: wait.for expressions, network globs, the network log, console captured by a call (real hub)", function () {
   this.timeout(60_000);
   let hub: Hub;
   let site: FixtureServer;
@@ -89,5 +89,15 @@ describe("a client's URL patterns, URLs and headers cannot stall or fill the hub
       request: { requestHeaders: Record<string, string> };
     };
     expect(request.requestHeaders["x-big"]).to.equal("c".repeat(8_192));
+  });
+  it("console messages of megabytes logged while evaluate runs come back cut to 32,768 characters, saying how much more there was", async () => {
+    const result = (await alpha.call("evaluate", {
+      target: alphaTab.target,
+      expression: `for (let i = 0; i < 3; i++) console.log("d".repeat(2_000_000)); 1`,
+    })) as { value: number; console: { text: string }[] };
+    expect(result.value).to.equal(1);
+    expect(result.console.map((line) => line.text)).to.deep.equal(
+      Array(3).fill(`${"d".repeat(32_768)}… [${2_000_000 - 32_768} more characters]`),
+    );
   });
 });
