@@ -1,6 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { ConsoleLine, EvaluateResult } from "../protocol/types.js";
-import { consoleLevel, consoleText } from "../runtime/console-text.js";
+import { consoleLevel, consoleText, cutConsoleText, MAX_CONSOLE_CHARS, ownCopy } from "../runtime/console-text.js";
 
 /** A console argument as the protocol serializes it (the shape of an evaluate result). */
 export type ConsoleArg = EvaluateResult;
@@ -9,7 +9,6 @@ export type ConsoleArg = EvaluateResult;
 export type ConsoleMessage = ConsoleLine;
 
 /** The longest text, stack or string argument a message keeps; the rest is cut and counted. */
-export const MAX_CONSOLE_CHARS = 32_768;
 
 /** A message with every long string cut to MAX_CONSOLE_CHARS, so a page that logs megabytes costs the hub kilobytes. */
 export function capMessage(message: ConsoleMessage): ConsoleMessage {
@@ -37,20 +36,6 @@ export function messageBytes(message: ConsoleMessage): number {
   let chars = message.text.length + (message.stack?.length ?? 0) + (message.url?.length ?? 0);
   for (const arg of message.args) chars += typeof arg.value === "string" ? arg.value.length : (arg.description?.length ?? 0) + 16;
   return 2 * chars + 256;
-}
-
-/** A console text cut to MAX_CONSOLE_CHARS (saying how much more there was), in memory of its own. */
-export function cutConsoleText(text: string): string {
-  if (text.length <= MAX_CONSOLE_CHARS) return text;
-  return ownCopy(`${text.slice(0, MAX_CONSOLE_CHARS)}… [${text.length - MAX_CONSOLE_CHARS} more characters]`);
-}
-
-/**
- * `text` in memory of its own. V8 keeps a slice or a split piece of a string as a view into the whole: a 32 KB head of
- * a 1 MB message would hold on to the megabyte for as long as the buffer keeps it.
- */
-function ownCopy(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 /** From Runtime.consoleAPICalled. */

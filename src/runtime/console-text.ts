@@ -44,3 +44,20 @@ function previewText(preview: Protocol.Runtime.ObjectPreview): string {
 function propertyText(property: Protocol.Runtime.PropertyPreview): string {
   return property.type === "string" ? JSON.stringify(property.value ?? "") : (property.value ?? property.type);
 }
+
+/** The longest console text the hub keeps (console.message, console.list, a call's captured console). */
+export const MAX_CONSOLE_CHARS = 32_768;
+
+/** A console text cut to MAX_CONSOLE_CHARS (saying how much more there was), in memory of its own. */
+export function cutConsoleText(text: string): string {
+  if (text.length <= MAX_CONSOLE_CHARS) return text;
+  return ownCopy(`${text.slice(0, MAX_CONSOLE_CHARS)}… [${text.length - MAX_CONSOLE_CHARS} more characters]`);
+}
+
+/**
+ * `text` in memory of its own. V8 keeps a slice or a split piece of a string as a view into the whole: a 32 KB head of
+ * a 1 MB message would hold on to the megabyte for as long as the buffer keeps it.
+ */
+export function ownCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}

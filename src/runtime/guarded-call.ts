@@ -1,8 +1,7 @@
 import type { Budget } from "../budget.js";
 import { HubError, isHubError } from "../errors.js";
 import type { TabSession } from "../cdp/tab-session.js";
-import { cutConsoleText } from "../events/console-message.js";
-import { consoleLevel, consoleText } from "./console-text.js";
+import { consoleLevel, consoleText, cutConsoleText } from "./console-text.js";
 import type { EvaluateResult } from "./remote-value.js";
 import { stoppedForAnotherCall, wasTerminated } from "./hub-script.js";
 import { stopRunaway } from "./runaway-watch.js";

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { ConsoleBuffer } from "../../../src/events/console-buffer.js";
-import { capMessage, MAX_CONSOLE_CHARS, messageBytes, type ConsoleMessage } from "../../../src/events/console-message.js";
+import { capMessage, messageBytes, type ConsoleMessage } from "../../../src/events/console-message.js";
+import { MAX_CONSOLE_CHARS } from "../../../src/runtime/console-text.js";
 
 function message(text: string, timestamp = 1): ConsoleMessage {
   return { level: "log", text, args: [{ type: "string", value: text }], timestamp, source: "console" };
