@@ -3,6 +3,7 @@ import type { Browser } from "../cdp/browser.js";
 import type { SessionPool } from "../cdp/session-pool.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import type { Result } from "../protocol/types.js";
+import { ownCopy } from "../runtime/console-text.js";
 
 /**
  * One request of a tab, as the hub saw it go and come back: what network.get answers (the generated type), and Chrome's
@@ -16,6 +17,10 @@ const POST_DATA_MAX = 64 * 1024;
 const URL_MAX = 16 * 1024;
 const HEADER_VALUE_MAX = 8 * 1024;
 const HEADERS_MAX = 64 * 1024;
+// What a tab's log keeps in all, in characters of URLs, headers and post data (the oldest requests go first), and
+// what a request costs besides them.
+const LOG_CHARS_MAX = 4 * 1024 * 1024;
+const ENTRY_CHARS = 256;
 // What Chrome keeps of responses for Network.getResponseBody (network.get's body), per tab.
 const BODY_BUFFER_BYTES = 20 * 1024 * 1024;
 const BODY_MAX_BYTES = 10 * 1024 * 1024;
@@ -26,7 +31,7 @@ const BODY_MAX_BYTES = 10 * 1024 * 1024;
  */
 export class NetworkLog {
   #capacity: number;
-  #byTab = new Map<string, Map<string, NetworkEntry>>();
+  #byTab = new Map<string, TabLog>();
 
   constructor(pool: SessionPool, browser: Browser, capacity: number) {
     this.#capacity = capacity;
@@ -37,7 +42,7 @@ export class NetworkLog {
 
   /** The tab's requests, oldest first. */
   entries(tabId: string): NetworkEntry[] {
-    return [...(this.#byTab.get(tabId)?.values() ?? [])];
+    return [...(this.#byTab.get(tabId)?.entries.values() ?? [])];
   }
 
   /** One request of the tab. */
@@ -53,6 +58,7 @@ export class NetworkLog {
       const entry = log.get(event.requestId);
       if (!entry) return;
       Object.assign(entry, responseFields(event.response));
+      log.grow(entry, headerChars(entry.responseHeaders));
       entry.resourceType = event.type;
       entry.responseMs = Math.max(0, (event.timestamp - entry.sentAt) * 1000);
     });
@@ -81,21 +87,20 @@ export class NetworkLog {
     );
   }
 
-  #sent(log: Map<string, NetworkEntry>, event: Protocol.Network.RequestWillBeSentEvent): void {
+  #sent(log: TabLog, event: Protocol.Network.RequestWillBeSentEvent): void {
     const previous = log.get(event.requestId);
     if (previous && event.redirectResponse) {
       // A redirect reuses the request id: the hop it ends keeps a key of its own.
-      log.delete(event.requestId);
       Object.assign(previous, responseFields(event.redirectResponse), { state: "finished" });
+      log.grow(previous, headerChars(previous.responseHeaders));
       previous.durationMs = Math.max(0, (event.timestamp - previous.sentAt) * 1000);
-      previous.requestId = `${event.requestId}.redirect.${log.size}`;
-      log.set(previous.requestId, previous);
+      log.rekey(event.requestId, `${event.requestId}.redirect.${log.entries.size}`);
     }
     const { request } = event;
-    const postData = request.postData === undefined ? {} : { postData: request.postData.slice(0, POST_DATA_MAX) };
-    log.set(event.requestId, {
+    const postData = request.postData === undefined ? {} : { postData: cut(request.postData, POST_DATA_MAX) };
+    const entry: NetworkEntry = {
       requestId: event.requestId,
-      url: (request.url + (request.urlFragment ?? "")).slice(0, URL_MAX),
+      url: cut(request.url + (request.urlFragment ?? ""), URL_MAX),
       method: request.method,
       resourceType: event.type ?? "Other",
       startedAt: Math.round(event.wallTime * 1000),
@@ -103,15 +108,65 @@ export class NetworkLog {
       state: "pending",
       requestHeaders: stringHeaders(request.headers),
       ...postData,
-    });
-    while (log.size > this.#capacity) log.delete(log.keys().next().value as string);
+    };
+    log.add(entry, ENTRY_CHARS + entry.url.length + headerChars(entry.requestHeaders) + (entry.postData?.length ?? 0));
   }
 
-  #logOf(tabId: string): Map<string, NetworkEntry> {
+  #logOf(tabId: string): TabLog {
     let log = this.#byTab.get(tabId);
-    if (!log) this.#byTab.set(tabId, (log = new Map()));
+    if (!log) this.#byTab.set(tabId, (log = new TabLog(this.#capacity)));
     return log;
   }
+}
+
+/** One tab's requests, oldest first: at most `capacity` of them and LOG_CHARS_MAX characters of their texts. */
+class TabLog {
+  readonly entries = new Map<string, NetworkEntry>();
+  #chars = 0;
+  #sizes = new WeakMap<NetworkEntry, number>();
+
+  constructor(readonly capacity: number) {}
+
+  get(requestId: string): NetworkEntry | undefined {
+    return this.entries.get(requestId);
+  }
+
+  /** Logs a request of about `chars` characters, letting the oldest go past either bound. */
+  add(entry: NetworkEntry, chars: number): void {
+    this.entries.set(entry.requestId, entry);
+    this.grow(entry, chars);
+  }
+
+  /** Counts `chars` more characters of a logged request (its response came), letting the oldest go past the bound. */
+  grow(entry: NetworkEntry, chars: number): void {
+    this.#sizes.set(entry, (this.#sizes.get(entry) ?? 0) + chars);
+    this.#chars += chars;
+    while (this.entries.size > this.capacity || (this.#chars > LOG_CHARS_MAX && this.entries.size > 1)) {
+      const [oldestId, oldest] = this.entries.entries().next().value as [string, NetworkEntry];
+      this.entries.delete(oldestId);
+      this.#chars -= this.#sizes.get(oldest) ?? 0;
+    }
+  }
+
+  /** Files a request under another id (a redirect's earlier hop), as the newest. */
+  rekey(requestId: string, newId: string): void {
+    const entry = this.entries.get(requestId);
+    if (!entry) return;
+    this.entries.delete(requestId);
+    entry.requestId = newId;
+    this.entries.set(newId, entry);
+  }
+}
+
+/** A text cut to `max` characters, in memory of its own (V8 would keep the whole text alive behind a slice). */
+function cut(text: string, max: number): string {
+  return text.length <= max ? text : ownCopy(text.slice(0, max));
+}
+
+function headerChars(headers: Record<string, string> | undefined): number {
+  let chars = 0;
+  for (const [name, value] of Object.entries(headers ?? {})) chars += name.length + value.length;
+  return chars;
 }
 
 function responseFields(response: Protocol.Network.Response): Partial<NetworkEntry> {
@@ -133,7 +188,7 @@ function stringHeaders(headers: Protocol.Network.Headers): Record<string, string
   const kept: [string, string][] = [];
   let room = HEADERS_MAX;
   for (const [name, value] of Object.entries(headers)) {
-    const text = String(value).slice(0, HEADER_VALUE_MAX);
+    const text = cut(String(value), HEADER_VALUE_MAX);
     room -= name.length + text.length;
     if (room < 0) break;
     kept.push([name, text]);

@@ -100,4 +100,19 @@ describe("what a client's pages and patterns send cannot stall or fill the hub f
       Array(3).fill(`${"d".repeat(32_768)}… [${2_000_000 - 32_768} more characters]`),
     );
   });
+  it("a tab's network log keeps about 4 million characters of URLs and headers: past them the oldest requests go first", async () => {
+    // Eight headers of 7,500 characters a request: about 60,000 characters each, 100 requests.
+    const headers = Object.fromEntries(Array.from({ length: 8 }, (_, at) => [`x-fill-${at}`, "e".repeat(7_500)]));
+    await evaluate(alpha, alphaTab.target, {
+      expression: `Promise.all(Array.from({ length: 100 }, (_, at) => fetch(${JSON.stringify(site.url("index.html?fill="))} + at, { headers: ${JSON.stringify(headers)} }).catch(() => null))).then(() => true)`,
+      awaitPromise: true,
+    });
+    const { requests } = (await alpha.call("network.list", { target: alphaTab.target, filter: { url: "**?fill=*" }, limit: 500 })) as {
+      requests: { url: string }[];
+    };
+    // 4,194,304 / ~60,300 characters: 69 requests fit, less what the log held before.
+    expect(requests.length).to.be.within(55, 69);
+    const kept = requests.map((request) => Number(new URL(request.url).searchParams.get("fill")));
+    expect(Math.min(...kept)).to.be.greaterThan(25);
+  });
 });
