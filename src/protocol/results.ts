@@ -90,6 +90,8 @@ export interface MethodResults {
     nextCursor?: string;
     /** Paged answers: the length of the whole text, all pages together. */
     totalChars?: number;
+    /** The page has more than 50,000 nodes (text nodes included): the tree is made of the first 50,000 in document order and leaves the rest out (with source `dom` the page is read no further). Take a part with `root`, or what can be acted on with `interactiveOnly`; absent when the tree is whole. */
+    truncated?: true;
   };
   callOn: EvaluateResult;
   screenshot: {

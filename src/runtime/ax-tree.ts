@@ -10,7 +10,15 @@ export interface AxTreeOptions {
   firstRef: number;
   /** The DOM node whose subtree alone to return. */
   root?: NodeAddress;
+  /** The most nodes the tree keeps (MAX_SNAPSHOT_NODES unless given); past them it is `truncated`. */
+  maxNodes?: number;
 }
+
+/**
+ * The most nodes a snapshot keeps: five times the bench's 5,000-element page. A page of hundreds of thousands of
+ * elements read whole held the hub's event loop for seconds (and every other client's answers with it).
+ */
+export const MAX_SNAPSHOT_NODES = 50_000;
 
 /**
  * The DOM node a ref names, and the cross-site frame whose process holds it (none: the tab's): by its backendDOMNodeId
@@ -42,6 +50,8 @@ export interface AxTree {
   refs: Map<string, NodeAddress | null>;
   nextRef: number;
   lines: AxLine[];
+  /** Nodes were left out past the node cap. */
+  truncated: boolean;
 }
 
 type AxNode = SnapshotAxNode;
@@ -97,6 +107,7 @@ export function buildAxTree(nodes: readonly AxNode[], options: AxTreeOptions): A
     refs: builder.refs,
     nextRef: builder.nextRef,
     lines: builder.lines,
+    truncated: builder.truncated,
   };
 }
 
@@ -105,6 +116,7 @@ class TreeBuilder {
   readonly lines: AxLine[] = [];
   readonly refs = new Map<string, NodeAddress | null>();
   nextRef: number;
+  truncated = false;
   #byId: ReadonlyMap<string, AxNode>;
   #options: AxTreeOptions;
 
@@ -150,6 +162,10 @@ class TreeBuilder {
       }
     }
     if (this.#options.maxDepth !== undefined && depth > this.#options.maxDepth) return;
+    if (this.lines.length >= (this.#options.maxNodes ?? MAX_SNAPSHOT_NODES)) {
+      this.truncated = true;
+      return;
+    }
     const out = this.keep(node, depth);
     (parent.children ??= []).push(out);
     this.addChildren(node, out, depth + 1);

@@ -2,7 +2,7 @@ import type { Protocol } from "devtools-protocol";
 import type { Budget } from "../budget.js";
 import { RemoteFrames, type FrameSession } from "../cdp/remote-frames.js";
 import type { TabSession } from "../cdp/tab-session.js";
-import { addressKey, type SnapshotAxNode } from "./ax-tree.js";
+import { addressKey, MAX_SNAPSHOT_NODES, type SnapshotAxNode } from "./ax-tree.js";
 import { NODE_OF_ID, READ_DOM_AX } from "./dom-ax-script.js";
 import { runHubScript } from "./hub-script.js";
 import type { Box } from "./node-boxes.js";
@@ -13,6 +13,8 @@ interface DomRead {
   nodes: (number | string | null)[];
   boxes: number[];
   frames: number[];
+  /** The script stopped at its node cap. */
+  truncated: boolean;
 }
 
 /** One document read: its process (session and cross-site frame, if any), the frame and the world context it was read in. */
@@ -31,6 +33,9 @@ interface Walk {
   boxes: Map<string, Box>;
   iframeTargets: Protocol.Target.TargetInfo[];
   reached: Set<string>;
+  /** The most nodes of all documents together; past them the walk is truncated. */
+  maxNodes: number;
+  truncated: boolean;
 }
 
 const FIELDS = 5;
@@ -45,13 +50,16 @@ export async function domAxNodes(
   tab: TabSession,
   budget: Budget,
   wantBoxes: boolean,
-): Promise<{ nodes: SnapshotAxNode[]; boxes: Map<string, Box> }> {
+): Promise<{ nodes: SnapshotAxNode[]; boxes: Map<string, Box>; truncated: boolean }> {
   const frames = RemoteFrames.of(tab);
   const iframeTargets = await frames.iframeTargets(budget);
-  const walk: Walk = { tab, budget, wantBoxes, all: [], boxes: new Map(), iframeTargets, reached: new Set() };
+  const walk: Walk = {
+    ...{ tab, budget, wantBoxes, all: [], boxes: new Map(), iframeTargets, reached: new Set<string>() },
+    ...{ maxNodes: MAX_SNAPSHOT_NODES, truncated: false },
+  };
   await readDocument(walk, { session: tab, frameId: tab.tabId }, null);
   frames.keepOnly(walk.reached);
-  return { nodes: walk.all, boxes: walk.boxes };
+  return { nodes: walk.all, boxes: walk.boxes, truncated: walk.truncated };
 }
 
 /** Reads one frame's document and hangs it under `iframe` (null for the tab's main frame), then the frames it could not reach. */
@@ -61,12 +69,20 @@ async function readDocument(
   iframe: SnapshotAxNode | null,
 ): Promise<void> {
   const { budget } = walk;
+  if (walk.all.length >= walk.maxNodes) {
+    walk.truncated = true;
+    return;
+  }
   const { read, contextId } = await inSnapshotWorld(at.session, { frameId: at.frameId, budget }, async (contextId) => {
     const { result, exceptionDetails } = await runHubScript("the hub's read of the page for snapshot", () =>
       at.session.send(
         "Runtime.evaluate",
         // Boxes are measured in the tab's viewport only from the main frame's world (frames of another origin carry none).
-        { expression: `(${READ_DOM_AX})(${walk.wantBoxes && iframe === null})`, contextId, returnByValue: true },
+        {
+          expression: `(${READ_DOM_AX})(${walk.wantBoxes && iframe === null}, ${walk.maxNodes - walk.all.length})`,
+          contextId,
+          returnByValue: true,
+        },
         { budget },
       ),
     );
@@ -74,6 +90,7 @@ async function readDocument(
       throw new Error(`the snapshot's page script failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
     return { read: result.value as DomRead, contextId };
   });
+  if (read.truncated) walk.truncated = true;
   const reader: Reader = { ...at, contextId };
   const added = addNodes(walk, { reader, read, under: iframe });
   if (read.frames.length > 0)

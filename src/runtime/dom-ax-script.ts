@@ -11,7 +11,7 @@
  * stable across reads in the same world (a WeakMap), and the nodes of the latest read are kept for refs to resolve
  * (`globalThis.__tabwire.nodes`).
  */
-export const READ_DOM_AX = `function (wantBoxes) {
+export const READ_DOM_AX = `function (wantBoxes, maxNodes) {
   const state = (globalThis.__tabwire ??= { ids: new WeakMap(), next: 1, nodes: new Map() });
   const nodes = [];
   const boxes = [];
@@ -180,7 +180,13 @@ export const READ_DOM_AX = `function (wantBoxes) {
     const root = push(parent, "RootWebArea", squash(doc.title), null, doc);
     if (doc.body) walkChildren(root, doc.body, false);
   };
+  let truncated = false;
   const walk = (parent, node, inSelect) => {
+    // Past the cap the rest of the page is left out: a page of a million elements answers a bounded read.
+    if (nodes.length >= maxNodes * 5) {
+      truncated = true;
+      return;
+    }
     if (node.nodeType === 3) {
       const text = squash(node.data);
       if (text) push(parent, "StaticText", text, null, node);
@@ -215,7 +221,7 @@ export const READ_DOM_AX = `function (wantBoxes) {
   };
   walkDocument(-1, document);
   state.nodes = registry;
-  return { nodes, boxes, frames };
+  return { nodes, boxes, frames, truncated };
 }`;
 
 /** Runs in the same world: the node of a read's id, or undefined when the latest read did not reach it. */

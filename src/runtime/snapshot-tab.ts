@@ -42,7 +42,7 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
     hasNavigated = true;
   });
   try {
-    const [{ nodes, boxOf }, { targetInfo }] = await Promise.all([
+    const [{ nodes, boxOf, truncated: readTruncated }, { targetInfo }] = await Promise.all([
       readNodes(tab, options, budget),
       tab.send("Target.getTargetInfo", {}, { budget }),
     ]).catch((error: unknown) => Promise.reject(hasNavigated && !isHubError(error) ? pageNavigated() : error));
@@ -59,7 +59,8 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
     const { children: _children, box: _box, ...rootNode } = tree.root;
     table.replace({ snapshotId, firstRef, nextRef: tree.nextRef, refs: tree.refs, lines: tree.lines, text, url, title, rootNode });
     const whole = options.maxChars === undefined && !before;
-    const answer: Snapshot = { snapshotId, url, title, text, root: whole ? tree.root : rootNode };
+    const truncated = tree.truncated || readTruncated === true ? { truncated: true as const } : {};
+    const answer: Snapshot = { snapshotId, url, title, text, root: whole ? tree.root : rootNode, ...truncated };
     return options.maxChars === undefined ? answer : { ...answer, ...paged(snapshotId, text, { from: 0, maxChars: options.maxChars }) };
   } finally {
     stopWatching();
@@ -114,10 +115,10 @@ async function readNodes(
   tab: TabSession,
   options: SnapshotOptions,
   budget: Budget,
-): Promise<{ nodes: SnapshotAxNode[]; boxOf: BoxOf | null }> {
+): Promise<{ nodes: SnapshotAxNode[]; boxOf: BoxOf | null; truncated?: boolean }> {
   if (options.source === "dom") {
-    const { nodes, boxes } = await domAxNodes(tab, budget, options.boxes);
-    return { nodes, boxOf: options.boxes ? (address) => boxes.get(addressKey(address)) : null };
+    const { nodes, boxes, truncated } = await domAxNodes(tab, budget, options.boxes);
+    return { nodes, truncated, boxOf: options.boxes ? (address) => boxes.get(addressKey(address)) : null };
   }
   const [nodes, boxes] = await Promise.all([axNodesWithFrames(tab, budget), options.boxes ? nodeBoxes(tab, budget) : null]);
   // Chrome's boxes are read in the tab's process: nodes inside cross-site frames carry none.

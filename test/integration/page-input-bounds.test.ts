@@ -115,4 +115,18 @@ describe("what a client's pages and patterns send cannot stall or fill the hub f
     const kept = requests.map((request) => Number(new URL(request.url).searchParams.get("fill")));
     expect(Math.min(...kept)).to.be.greaterThan(25);
   });
+  it("a page of 30,000 buttons (60,000 nodes with their text) gives a snapshot of what the first 50,000 make, marked truncated", async () => {
+    const page = await openTab(alpha, site.url("index.html"));
+    await evaluate(alpha, page.target, `document.body.innerHTML = "<button>b</button>".repeat(30_000); 1`);
+    const snapshot = (await alpha.call("snapshot", { target: page.target, source: "dom", timeoutMs: 50_000 })) as {
+      text: string;
+      truncated?: true;
+    };
+    expect(snapshot.truncated).to.equal(true);
+    // 50,000 nodes read: each button and its text, of which the tree keeps the button (its text only repeats its name).
+    expect(snapshot.text.split("\n")).to.have.lengthOf(25_001);
+    const small = (await alpha.call("snapshot", { target: alphaTab.target, source: "dom" })) as { truncated?: true };
+    expect(small).not.to.have.property("truncated");
+    await alpha.call("tabs.close", { target: page.target });
+  });
 });

@@ -216,4 +216,17 @@ describe("runtime/ax-tree buildAxTree", () => {
     expect(tree.refs.size).to.equal(20_002);
     expect(elapsedMs).to.be.below(1_000);
   });
+
+  it("keeps at most maxNodes nodes, the first in document order, and says the tree is truncated", () => {
+    const rows: Spec[] = Array.from({ length: 10 }, (_, at) => ({ role: "button", name: `Row ${at}` }));
+    const nodes = axNodes({ role: "RootWebArea", name: "Rows", children: rows });
+    const cut = buildAxTree(nodes, { interestingOnly: true, firstRef: 1, maxNodes: 4 });
+    expect(cut.truncated).to.equal(true);
+    expect(cut.text).to.equal(
+      ['- RootWebArea "Rows" [ref=e1]', '  - button "Row 0" [ref=e2]', '  - button "Row 1" [ref=e3]', '  - button "Row 2" [ref=e4]'].join(
+        "\n",
+      ),
+    );
+    expect(buildAxTree(nodes, { interestingOnly: true, firstRef: 1, maxNodes: 11 }).truncated).to.equal(false);
+  });
 });
