@@ -10,7 +10,7 @@ import { connect, startTestHub } from "../support/test-hub.js";
 // searched there (this test then fails by its timeout, and the hub answers again afterwards).
 const RUNAWAY = `?q=${"a".repeat(33)}!`;
 
-describe("what a client's pages and patterns send cannot stall or fill the hub for the others: wait.for expressions, network globs, the network log, console captured by a call (real hub)", function () {
+describe("what a client's pages and patterns send cannot stall or fill the hub for the others: wait.for expressions, network globs, the network log, console captured by a call, snapshots of giant pages (real hub)", function () {
   this.timeout(60_000);
   let hub: Hub;
   let site: FixtureServer;
