@@ -14,6 +14,7 @@ import { HttpLimits } from "./http-limits.js";
 import { closeTab, openTab, pageContent, pageExecute, pageScreenshot } from "./page-routes.js";
 import { runResponses } from "./responses-route.js";
 import { sendDownload } from "./download-route.js";
+import { uptimeMs } from "../version.js";
 
 /** What the HTTP API needs: the hub's parts, the router its routes call methods through, who may come in, and the limits. */
 export interface HttpApiOptions {
@@ -74,7 +75,7 @@ export class HttpApi {
       return sendJson(response, 200, {
         ok: true,
         browser: this.#options.services.browser.isUp ? "connected" : "down",
-        uptimeMs: Math.round(process.uptime() * 1000),
+        uptimeMs: uptimeMs(),
       });
     }
     if (request.method === "GET" && url.pathname === "/metrics") {
@@ -122,13 +123,7 @@ export class HttpApi {
   #server(grant: Grant): Record<string, unknown> {
     const { services, serverId, version } = this.#options;
     const agents = services.agents.all().filter((agent) => services.clients.canSee(grant, agent.baseId)).length;
-    return {
-      id: serverId,
-      version,
-      uptimeMs: Math.round(process.uptime() * 1000),
-      browser: services.browser.isUp ? "connected" : "down",
-      agents,
-    };
+    return { id: serverId, version, uptimeMs: uptimeMs(), browser: services.browser.isUp ? "connected" : "down", agents };
   }
 }
 

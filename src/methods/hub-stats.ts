@@ -1,14 +1,11 @@
+import { uptimeMs } from "../version.js";
 import { defineMethod } from "../services.js";
 
 /** `hub.stats`: calls and errors per client the caller may see; the whole hub's figures for a full token. */
 export const hubStats = defineMethod("hub.stats", { runs: "here" }, (_params, call) => {
   const { clients, metrics, browser, agents, pool } = call.services;
   const seen = clients.clients(call.connection).map(({ clientId }) => ({ clientId, ...metrics.clientCalls.of(clientId) }));
-  const stats = {
-    uptimeMs: Math.round(process.uptime() * 1000),
-    browser: browser.isUp ? ("connected" as const) : ("down" as const),
-    clients: seen,
-  };
+  const stats = { uptimeMs: uptimeMs(), browser: browser.isUp ? ("connected" as const) : ("down" as const), clients: seen };
   if (call.connection.scope !== null) return Promise.resolve(stats);
   const hub = {
     calls: metrics.clientCalls.hub(),

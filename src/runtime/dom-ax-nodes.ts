@@ -54,8 +54,15 @@ export async function domAxNodes(
   const frames = RemoteFrames.of(tab);
   const iframeTargets = await frames.iframeTargets(budget);
   const walk: Walk = {
-    ...{ tab, budget, wantBoxes, all: [], boxes: new Map(), iframeTargets, reached: new Set<string>() },
-    ...{ maxNodes: MAX_SNAPSHOT_NODES, truncated: false },
+    tab,
+    budget,
+    wantBoxes,
+    all: [],
+    boxes: new Map(),
+    iframeTargets,
+    reached: new Set(),
+    maxNodes: MAX_SNAPSHOT_NODES,
+    truncated: false,
   };
   await readDocument(walk, { session: tab, frameId: tab.tabId }, null);
   frames.keepOnly(walk.reached);

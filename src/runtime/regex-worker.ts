@@ -44,7 +44,8 @@ export class RegexWorker {
   #queue: Job[] = [];
   #current: Job | null = null;
   #timer: NodeJS.Timeout | undefined;
-  #online = new WeakSet<Worker>();
+  /** Whether the current thread runs yet (the limit counts from then). */
+  #online = false;
 
   /** Whether `/source/flags` matches `url`; INVALID_PARAMS when it searches longer than the limit. */
   test(source: string, flags: string, url: string): Promise<boolean> {
@@ -74,7 +75,7 @@ export class RegexWorker {
     const worker = this.#workerOf();
     worker.postMessage({ source: job.source, flags: job.flags, url: job.url });
     // The limit is the search's: a thread still starting (tens of milliseconds) starts the clock once it runs.
-    if (this.#online.has(worker)) this.#startClock(job);
+    if (this.#online) this.#startClock(job);
   }
 
   #startClock(job: Job): void {
@@ -102,12 +103,14 @@ export class RegexWorker {
     worker.on("error", (error) => failed(new HubError("INTERNAL_ERROR", `the hub's regular expression thread failed: ${error.message}`)));
     worker.on("exit", () => failed(new HubError("INTERNAL_ERROR", "the hub's regular expression thread stopped")));
     worker.once("online", () => {
-      this.#online.add(worker);
-      if (this.#worker === worker && this.#current) this.#startClock(this.#current);
+      if (this.#worker !== worker) return;
+      this.#online = true;
+      if (this.#current) this.#startClock(this.#current);
     });
     // After the listeners: adding a "message" listener refs the worker again. The thread never keeps the hub alive.
     worker.unref();
     this.#worker = worker;
+    this.#online = false;
     return worker;
   }
 

@@ -41,8 +41,10 @@ export function globMatcher(pattern: string, where: { method: string; path: stri
   let wildcards = 0;
   for (const part of pattern.split(/(\*+)/)) {
     if (part === "") continue;
-    if (!part.startsWith("*")) tokens.push({ literal: codesOf(part), skip: prefixTable(codesOf(part)) });
-    else {
+    if (!part.startsWith("*")) {
+      const literal = codesOf(part);
+      tokens.push({ literal, skip: prefixTable(literal) });
+    } else {
       wildcards++;
       tokens.push({ star: part.length > 1 ? "any" : "segment" });
     }

@@ -136,11 +136,14 @@ describe("dashboard in a browser: sign in, overview, live view, console, take ov
     await alpha.call("wait.for", { target: tab.target, text: "submitted: hello tabwire", timeoutMs: 10_000 });
     await page.mouse.move(box.x + 150 * scale, box.y + 300 * scale);
     await page.mouse.wheel({ deltaY: 600 });
-    // The view gathers wheel turns for a moment before it sends them: read the tab until it has scrolled, 10 s at most.
-    const scrollY = async (): Promise<number> => (await evaluate<{ value: number }>(alpha, tab.target, "scrollY")).value;
-    const until = Date.now() + 10_000;
-    while ((await scrollY()) === 0 && Date.now() < until) await alpha.call("ping");
-    expect(await scrollY()).to.be.above(0);
+    // The view gathers wheel turns for a moment before it sends them: the tab answers at its first scroll, 10 s at most.
+    const scrolled = await alpha.call("evaluate", {
+      target: tab.target,
+      expression:
+        "new Promise((resolve) => (scrollY > 0 ? resolve(scrollY) : addEventListener('scroll', () => resolve(scrollY), { once: true })))",
+      timeoutMs: 10_000,
+    });
+    expect((scrolled as { value: number }).value).to.be.above(0);
     await page.browserContext().close();
   });
 
