@@ -1,6 +1,7 @@
 import type { Protocol } from "devtools-protocol";
 import type { ConsoleLine, EvaluateResult } from "../protocol/types.js";
-import { consoleLevel, consoleText, cutConsoleText, MAX_CONSOLE_CHARS, ownCopy } from "../runtime/console-text.js";
+import { consoleLevel, consoleText, cutConsoleText, MAX_CONSOLE_CHARS } from "../runtime/console-text.js";
+import { ownCopy } from "../runtime/utf8-cut.js";
 
 /** A console argument as the protocol serializes it (the shape of an evaluate result). */
 export type ConsoleArg = EvaluateResult;

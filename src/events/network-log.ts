@@ -3,7 +3,7 @@ import type { Browser } from "../cdp/browser.js";
 import type { SessionPool } from "../cdp/session-pool.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import type { Result } from "../protocol/types.js";
-import { ownCopy } from "../runtime/console-text.js";
+import { ownCopy } from "../runtime/utf8-cut.js";
 
 /**
  * One request of a tab, as the hub saw it go and come back: what network.get answers (the generated type), and Chrome's

@@ -1,5 +1,6 @@
 import type { Protocol } from "devtools-protocol";
 import type { ConsoleLine } from "../protocol/types.js";
+import { ownCopy } from "./utf8-cut.js";
 
 /** The console levels the protocol speaks of. */
 export type ConsoleLevel = ConsoleLine["level"];
@@ -52,12 +53,4 @@ export const MAX_CONSOLE_CHARS = 32_768;
 export function cutConsoleText(text: string): string {
   if (text.length <= MAX_CONSOLE_CHARS) return text;
   return ownCopy(`${text.slice(0, MAX_CONSOLE_CHARS)}… [${text.length - MAX_CONSOLE_CHARS} more characters]`);
-}
-
-/**
- * `text` in memory of its own. V8 keeps a slice or a split piece of a string as a view into the whole: a 32 KB head of
- * a 1 MB message would hold on to the megabyte for as long as the buffer keeps it.
- */
-export function ownCopy(text: string): string {
-  return JSON.parse(JSON.stringify(text)) as string;
 }

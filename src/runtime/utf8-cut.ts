@@ -26,3 +26,11 @@ export function cutUtf8(text: string, maxBytes: number): Utf8Cut {
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
   return { text: bytes.subarray(0, end).toString("utf8"), bytes: bytes.length, cut: true };
 }
+
+/**
+ * `text` in memory of its own. V8 keeps a slice or a split piece of a string as a view into the whole: a 32 KB head of
+ * a 1 MB message would hold on to the megabyte for as long as the buffer keeps it.
+ */
+export function ownCopy(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
+}
