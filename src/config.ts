@@ -62,6 +62,8 @@ export interface Config {
   maxSubscriptions: number;
   /** Tabs one client may have open (its popups count too). */
   maxTabsPerClient: number;
+  /** `?ephemeral=true` /cdp clients one token may hold at once (MAX_EPHEMERAL_CLIENTS_PER_TOKEN). */
+  maxEphemeralClientsPerToken: number;
   /** Bytes of uploaded files a tab may hold (MAX_UPLOAD_BYTES). */
   maxUploadBytes: number;
   /** Where the hub keeps its files (DATA_DIR): downloads, a folder per client. */
@@ -144,8 +146,7 @@ export function parseConfig(env: Env): Config {
     maxSessions: integer(env, "MAX_SESSIONS", { fallback: 64, min: 1 }),
     maxConnections,
     maxConnectionsPerIp: integer(env, "MAX_CONNECTIONS_PER_IP", { fallback: Math.min(4_096, maxConnections), min: 1, max: maxConnections }),
-    maxSubscriptions: integer(env, "MAX_SUBSCRIPTIONS", { fallback: 256, min: 1 }),
-    maxTabsPerClient: integer(env, "MAX_TABS_PER_CLIENT", { fallback: 100, min: 1 }),
+    ...quotaSettings(env),
     ...fileSettings(env),
     agentRegisterTimeoutMs: integer(env, "AGENT_REGISTER_TIMEOUT_MS", { fallback: 10_000, min: 100 }),
     maxResultBytes: integer(env, "MAX_RESULT_BYTES", { fallback: 8 * 1024 * 1024, min: 1024, max: RESULT_BYTES_HARD_CAP }),
@@ -199,6 +200,14 @@ function checkSecurity(config: Config): void {
 }
 
 /** Where the hub keeps files, and how many: uploads per tab, downloads per client and how long. */
+function quotaSettings(env: Env): Pick<Config, "maxSubscriptions" | "maxTabsPerClient" | "maxEphemeralClientsPerToken"> {
+  return {
+    maxSubscriptions: integer(env, "MAX_SUBSCRIPTIONS", { fallback: 256, min: 1 }),
+    maxTabsPerClient: integer(env, "MAX_TABS_PER_CLIENT", { fallback: 100, min: 1 }),
+    maxEphemeralClientsPerToken: integer(env, "MAX_EPHEMERAL_CLIENTS_PER_TOKEN", { fallback: 16, min: 1 }),
+  };
+}
+
 function fileSettings(env: Env): Pick<Config, "maxUploadBytes" | "dataDir" | "maxDownloadBytes" | "downloadTtlMs"> {
   return {
     maxUploadBytes: integer(env, "MAX_UPLOAD_BYTES", { fallback: 256 * 1024 * 1024, min: 1 }),

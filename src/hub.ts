@@ -26,6 +26,7 @@ import { ConnectionCaps } from "./transport/connection-caps.js";
 import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
 import { answerCdpJson, cdpClientOf, openCdpProxy, wantsCdpJson } from "./cdp-front/cdp-endpoint.js";
+import { EphemeralQuota } from "./cdp-front/ephemeral-quota.js";
 import { McpFront, type McpFrontOptions } from "./mcp/mcp-front.js";
 import { UiSessions } from "./transport/ui-sessions.js";
 import { UiFront } from "./http/ui-front.js";
@@ -189,12 +190,21 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
   const { config, metrics } = services;
   const caps = new ConnectionCaps(config.maxConnections, config.maxConnectionsPerIp);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
+  const ephemeral = new EphemeralQuota(config.maxEphemeralClientsPerToken);
   server.on("upgrade", (request, socket, head) => {
+    // Node takes its own error listener off a socket it hands to "upgrade": a peer that resets it must not end the hub.
+    socket.on("error", (error) => log.debug("an upgrading socket failed", { error: error.message }));
     const decision = decideUpgrade(request, policy);
     if ("status" in decision) return refuseUpgrade(socket, decision);
     const cdpClient =
       decision.endpoint === "cdp" ? cdpClientOf(decision.grant, new URL(request.url ?? "/", "http://hub.invalid"), services) : null;
     if (cdpClient !== null && "status" in cdpClient) return refuseUpgrade(socket, cdpClient);
+    const ephemeralPlace = cdpClient?.ephemeral ? ephemeral.take(decision.grant.key ?? "") : null;
+    if (cdpClient?.ephemeral && ephemeralPlace === null) {
+      const message = `this token holds ${ephemeral.max} ephemeral /cdp clients (MAX_EPHEMERAL_CLIENTS_PER_TOKEN); close one first`;
+      return refuseUpgrade(socket, { status: 429, message });
+    }
+    if (ephemeralPlace) socket.once("close", ephemeralPlace);
     const slot = caps.open(decision.peer);
     if (typeof slot !== "function") {
       metrics.connectionRefused(slot.reason);
@@ -203,6 +213,8 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
     // Given back when the socket closes, before or after the upgrade completes.
     socket.once("close", slot);
     wss.handleUpgrade(request, socket, head, (ws) => {
+      // Before any frame is read: a malformed frame is an "error" event, and an unheard one would end the process.
+      ws.on("error", (error) => log.debug("a WebSocket peer sent a bad frame", { endpoint: decision.endpoint, error: error.message }));
       sockets.add(ws);
       const closed = metrics.connectionOpened(decision.endpoint === "rpc" ? "orchestrator" : decision.endpoint);
       ws.on("close", () => {

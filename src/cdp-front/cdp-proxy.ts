@@ -1,18 +1,17 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import type { Protocol } from "devtools-protocol";
 import type WebSocket from "ws";
 import { Budget } from "../budget.js";
 import type { CdpConnection } from "../cdp/connection.js";
 import { log } from "../log.js";
-import { RateLimit } from "../rpc/rate-limit.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
 import type { HubServices } from "../services.js";
 import { CdpFailure, NO_CONTEXT, NO_SESSION, NO_TARGET, readFrame, refused, wireError, type Frame } from "./cdp-frames.js";
+import { CdpDownloads } from "./cdp-downloads.js";
+import { CdpLimits } from "./cdp-limits.js";
 import { CdpOutbox } from "./cdp-outbox.js";
 import { CdpSessions } from "./cdp-sessions.js";
-import { BY_TARGET_ID, IN_CLIENT_CONTEXT, isBrowserScoped, isRefused } from "./cdp-rules.js";
+import { CdpPageGate } from "./cdp-page-gate.js";
+import { BY_TARGET_ID, IN_CLIENT_CONTEXT, isBrowserScoped } from "./cdp-rules.js";
 
 /** Who a /cdp connection acts for, and its limits. */
 export interface CdpProxyOptions {
@@ -46,11 +45,13 @@ export class CdpProxy {
   #windows = new Set<number>();
   #discover = false;
   #autoAttach = false;
-  #running = 0;
-  #rate: RateLimit;
+  #limits: CdpLimits;
   #context: Promise<string | undefined>;
   #release: () => void;
-  #downloads: Promise<string> | null = null;
+  #downloads: CdpDownloads;
+  #gate = new CdpPageGate();
+  /** Targets this connection asked Chrome for that are not yet its client's tabs (MAX_TABS_PER_CLIENT counts them). */
+  #creating = 0;
   #unsubscribe: (() => void)[] = [];
   #outbox: CdpOutbox;
   #closed = false;
@@ -62,12 +63,17 @@ export class CdpProxy {
     const { highWaterBytes, slowReaderTimeoutMs, clientId } = options;
     this.#outbox = new CdpOutbox(ws, { highWaterBytes, slowReaderTimeoutMs, clientId });
     this.#sessions = new CdpSessions(this.#connection, (message) => this.#emit(message));
-    this.#rate = new RateLimit(options.ratePerSec);
+    this.#limits = new CdpLimits(options);
     const kept = options.services.clients.contexts.keep(options.clientId);
     this.#context = kept.contextId;
     this.#release = kept.release;
     // A context that cannot be made fails the commands that need it, not the process.
     this.#context.catch(() => undefined);
+    this.#downloads = new CdpDownloads(this.#connection, {
+      isOwnPage: (frameId) => this.#isOwnPage(frameId),
+      emit: (message) => this.#emit(message),
+      cancel: (guid) => void this.#cancelDownload(guid),
+    });
     this.#listen();
     ws.on("message", (data, isBinary) => this.#onFrame(isBinary ? null : data.toString()));
     ws.on("close", () => void this.#dispose());
@@ -110,28 +116,10 @@ export class CdpProxy {
       if (id !== undefined) this.#emit({ id, error: { code: -32600, message: "a command is {id, method, params?, sessionId?}" } });
       return;
     }
-    const refusal = this.#limit();
-    if (refusal) return this.#answer(frame, Promise.reject(refusal));
-    this.#running++;
     this.#answer(
       frame,
-      this.#run(frame).finally(() => this.#running--),
+      this.#limits.run(() => this.#run(frame)),
     );
-  }
-
-  #limit(): CdpFailure | null {
-    if (this.#running >= this.#options.maxInflight)
-      return new CdpFailure(
-        -32000,
-        `${this.#options.maxInflight} commands of this connection are already running (MAX_INFLIGHT); send more as they are answered`,
-      );
-    const retryAfterMs = this.#rate.take();
-    if (retryAfterMs > 0)
-      return new CdpFailure(
-        -32000,
-        `more than ${this.#options.ratePerSec} commands a second on this connection (RATE_LIMIT_PER_SEC); retry in ${retryAfterMs} ms`,
-      );
-    return null;
   }
 
   #answer(frame: Frame, outcome: Promise<unknown>): void {
@@ -143,19 +131,26 @@ export class CdpProxy {
   }
 
   async #run({ method, params, sessionId }: Frame): Promise<unknown> {
-    if (isRefused(method)) throw refused(method);
     if (sessionId === undefined) return this.#browserLevel(method, params);
     if (!this.#sessions.has(sessionId)) throw NO_SESSION();
     if (method === "Target.setAutoAttach" || (method === "Target.getTargetInfo" && params.targetId === undefined))
       return this.#send(method, params, sessionId);
     if (method === "Target.detachFromTarget") return this.#detach(params);
     if (isBrowserScoped(method)) return this.#browserLevel(method, params);
+    return this.#onPage(method, params, sessionId);
+  }
+
+  /** A command on one of the connection's page sessions: only what the allowlist names, with params that stay in the page. */
+  async #onPage(method: string, params: Record<string, unknown>, sessionId: string): Promise<unknown> {
+    this.#gate.check(method, params);
     if (method === "Page.navigate") this.#checkUrl(params.url);
-    return this.#send(method, params, sessionId);
+    const result = await this.#send(method, params, sessionId);
+    this.#gate.record(method, params, result);
+    return result;
   }
 
   async #browserLevel(method: string, params: Record<string, unknown>): Promise<unknown> {
-    if (IN_CLIENT_CONTEXT.has(method)) return this.#send(method, await this.#inContext(method, params));
+    if (IN_CLIENT_CONTEXT.has(method)) return this.#send(method, await this.#inContext(params));
     if (BY_TARGET_ID.has(method) && !(method === "Target.getTargetInfo" && params.targetId === undefined)) {
       this.#ownPage(params.targetId);
       return this.#send(method, params);
@@ -194,8 +189,11 @@ export class CdpProxy {
         this.#windows.add(answer.windowId);
         return answer;
       }
+      case "Browser.setDownloadBehavior":
+        return this.#downloads.set(params);
       case "Browser.getWindowBounds":
       case "Browser.setWindowBounds":
+      case "Browser.setContentsSize":
         if (!this.#windows.has(params.windowId as number)) throw new CdpFailure(-32000, "Browser window not found");
         return this.#send(method, params);
       default:
@@ -203,27 +201,36 @@ export class CdpProxy {
     }
   }
 
-  /** The command's params with the client's context in place of the caller's; downloads go to a folder of the hub's. */
-  async #inContext(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+  /** The command's params with the client's context in place of the caller's. */
+  async #inContext(params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const { browserContextId: _named, ...rest } = params;
     const contextId = await this.#context;
-    const scoped = contextId === undefined ? rest : { ...rest, browserContextId: contextId };
-    if (method === "Browser.setDownloadBehavior" && typeof params.downloadPath === "string") {
-      this.#downloads ??= mkdtemp(path.join(os.tmpdir(), "tabwire-cdp-downloads-"));
-      return { ...scoped, downloadPath: await this.#downloads };
-    }
-    return scoped;
+    return contextId === undefined ? rest : { ...rest, browserContextId: contextId };
+  }
+
+  async #cancelDownload(guid: string): Promise<void> {
+    await this.#send("Browser.cancelDownload", await this.#inContext({ guid })).catch(() => undefined);
   }
 
   async #createTarget(params: Record<string, unknown>): Promise<unknown> {
     this.#checkUrl(params.url);
     const contextId = await this.#context;
     if (params.browserContextId !== undefined && params.browserContextId !== contextId) throw NO_CONTEXT();
+    const { services, clientId } = this.#options;
+    const { maxTabsPerClient } = services.config;
+    // Counted with the tabs this connection is still making, so commands sent at once cannot pass the cap together.
+    const open = services.clients.tabCount(clientId) + this.#creating;
+    if (open >= maxTabsPerClient)
+      throw new CdpFailure(-32000, `client ${clientId} has ${open} tabs open (MAX_TABS_PER_CLIENT=${maxTabsPerClient}); close some first`);
     const { browserContextId: _named, ...rest } = params;
-    const created = (await this.#send(
-      "Target.createTarget",
-      contextId === undefined ? rest : { ...rest, browserContextId: contextId },
-    )) as Protocol.Target.CreateTargetResponse;
+    this.#creating++;
+    let created: Protocol.Target.CreateTargetResponse;
+    try {
+      const scoped = contextId === undefined ? rest : { ...rest, browserContextId: contextId };
+      created = (await this.#send("Target.createTarget", scoped)) as Protocol.Target.CreateTargetResponse;
+    } finally {
+      this.#creating--;
+    }
     // Chrome tells an auto-attaching client of the new page's session before its answer (Playwright counts on it).
     if (this.#autoAttach) await this.#autoAttachTo(created.targetId);
     return created;
@@ -369,8 +376,8 @@ export class CdpProxy {
       const tabs = services.browser.pages().filter((page) => services.clients.ownerOf(page.tabId) === clientId);
       await Promise.all(tabs.map((tab) => this.#send("Target.closeTarget", { targetId: tab.tabId }).catch(() => undefined)));
     }
+    this.#downloads.dispose();
     this.#release();
     if (ephemeral) services.clients.contexts.end(clientId);
-    if (this.#downloads) await rm(await this.#downloads, { recursive: true, force: true }).catch(() => undefined);
   }
 }

@@ -1,38 +1,342 @@
 /**
- * What a /cdp connection may send (docs/cdp.md): everything on its own targets' sessions, except what reaches past
- * its client (the hub's files, other contexts, the browser itself); at the browser level, an allowlist, each command
- * kept to the client's context.
+ * What a /cdp connection may send (docs/cdp.md, docs/security.md): an allowlist. On its own pages' sessions, the
+ * commands Puppeteer and Playwright drive a page with, each acting on that page only; at the browser level, the few
+ * commands the proxy answers itself or keeps to the client's context. Everything else is refused with a CDP error.
  */
 
-/** Refused wherever they are sent: they reach the hub's machine or the whole browser. */
-export const REFUSED: ReadonlySet<string> = new Set([
-  // Another client's context, or a session past every filter.
-  "Target.createBrowserContext",
-  "Target.disposeBrowserContext",
-  "Target.attachToBrowserTarget",
-  "Target.exposeDevToolsProtocol",
-  "Target.sendMessageToTarget",
-  "Target.setRemoteLocations",
-  "Target.openDevTools",
-  "Target.autoAttachRelated",
-  // The browser process and the machine.
-  "Browser.crash",
-  "Browser.crashGpuProcess",
-  "Browser.getBrowserCommandLine",
-  "Browser.executeBrowserCommand",
-  "Browser.getHistograms",
-  "Browser.getHistogram",
-  "Browser.setDockTile",
-  "Browser.addPrivacySandboxEnrollmentOverride",
-  "Browser.addPrivacySandboxCoordinatorKeyConfig",
-  // Files of the hub's machine: read into a page, or written where the caller says.
-  "DOM.setFileInputFiles",
-  "Network.loadNetworkResource",
-  "Page.setDownloadBehavior",
-]);
+/** A domain a connection may use on its own pages' sessions: why it is safe there, and the commands it may send. */
+export interface AllowedDomain {
+  why: string;
+  commands: readonly string[];
+}
 
-/** Refused by domain: the machine's hardware and processes. */
-export const REFUSED_DOMAINS: ReadonlySet<string> = new Set(["SystemInfo", "Tethering"]);
+/** The page-session allowlist, by domain (docs/security.md prints it, with each reason). */
+export const PAGE_DOMAINS: Readonly<Record<string, AllowedDomain>> = {
+  Accessibility: {
+    why: "reads the page's own accessibility tree",
+    commands: [
+      "enable",
+      "disable",
+      "getFullAXTree",
+      "getPartialAXTree",
+      "queryAXTree",
+      "getChildAXNodes",
+      "getRootAXNode",
+      "getAXNodeAndAncestors",
+    ],
+  },
+  Animation: {
+    why: "the page's own animations",
+    commands: [
+      "enable",
+      "disable",
+      "getCurrentTime",
+      "getPlaybackRate",
+      "setPlaybackRate",
+      "setPaused",
+      "seekAnimations",
+      "releaseAnimations",
+      "resolveAnimation",
+      "setTiming",
+    ],
+  },
+  Audits: { why: "the page's own issues (Puppeteer turns them on)", commands: ["enable", "disable"] },
+  CSS: {
+    why: "the page's own style sheets and coverage",
+    commands: [
+      "enable",
+      "disable",
+      "getStyleSheetText",
+      "setStyleSheetText",
+      "getComputedStyleForNode",
+      "getMatchedStylesForNode",
+      "getInlineStylesForNode",
+      "forcePseudoState",
+      "startRuleUsageTracking",
+      "stopRuleUsageTracking",
+      "takeCoverageDelta",
+    ],
+  },
+  Console: { why: "the page's own console (Playwright turns it on)", commands: ["enable", "disable", "clearMessages"] },
+  DOM: {
+    why: "the page's own document; not setFileInputFiles nor getFileInfo, which reach the hub machine's files",
+    commands: [
+      "enable",
+      "disable",
+      "getDocument",
+      "describeNode",
+      "resolveNode",
+      "requestNode",
+      "requestChildNodes",
+      "pushNodesByBackendIdsToFrontend",
+      "querySelector",
+      "querySelectorAll",
+      "getAttributes",
+      "getOuterHTML",
+      "getBoxModel",
+      "getContentQuads",
+      "getNodeForLocation",
+      "getFrameOwner",
+      "scrollIntoViewIfNeeded",
+      "focus",
+      "setAttributeValue",
+      "setAttributesAsText",
+      "removeAttribute",
+      "setNodeValue",
+      "setOuterHTML",
+      "removeNode",
+      "performSearch",
+      "getSearchResults",
+      "discardSearchResults",
+    ],
+  },
+  DOMDebugger: {
+    why: "breakpoints and listeners in the page's own scripts",
+    commands: [
+      "getEventListeners",
+      "setDOMBreakpoint",
+      "removeDOMBreakpoint",
+      "setEventListenerBreakpoint",
+      "removeEventListenerBreakpoint",
+      "setXHRBreakpoint",
+      "removeXHRBreakpoint",
+    ],
+  },
+  DOMSnapshot: { why: "reads the page's own document", commands: ["enable", "disable", "captureSnapshot"] },
+  DOMStorage: {
+    why: "the page's own frames' local and session storage",
+    commands: ["enable", "disable", "getDOMStorageItems", "setDOMStorageItem", "removeDOMStorageItem", "clear"],
+  },
+  Debugger: {
+    why: "the page's own scripts",
+    commands: [
+      "enable",
+      "disable",
+      "getScriptSource",
+      "setSkipAllPauses",
+      "pause",
+      "resume",
+      "stepOver",
+      "stepInto",
+      "stepOut",
+      "setBreakpoint",
+      "setBreakpointByUrl",
+      "removeBreakpoint",
+      "setBreakpointsActive",
+      "setPauseOnExceptions",
+      "evaluateOnCallFrame",
+      "getPossibleBreakpoints",
+      "continueToLocation",
+      "searchInContent",
+      "setAsyncCallStackDepth",
+      "setBlackboxPatterns",
+    ],
+  },
+  Emulation: {
+    why: "the page's own device, media, locale and clock; not addScreen or removeScreen, which change the browser's screens",
+    commands: [
+      "canEmulate",
+      "clearDeviceMetricsOverride",
+      "clearGeolocationOverride",
+      "clearIdleOverride",
+      "getScreenInfos",
+      "resetPageScaleFactor",
+      "setAutoDarkModeOverride",
+      "setAutomationOverride",
+      "setCPUThrottlingRate",
+      "setDefaultBackgroundColorOverride",
+      "setDeviceMetricsOverride",
+      "setDisabledImageTypes",
+      "setDocumentCookieDisabled",
+      "setEmitTouchEventsForMouse",
+      "setEmulatedMedia",
+      "setEmulatedVisionDeficiency",
+      "setFocusEmulationEnabled",
+      "setGeolocationOverride",
+      "setHardwareConcurrencyOverride",
+      "setIdleOverride",
+      "setLocaleOverride",
+      "setPageScaleFactor",
+      "setScriptExecutionDisabled",
+      "setScrollbarsHidden",
+      "setTimezoneOverride",
+      "setTouchEmulationEnabled",
+      "setUserAgentOverride",
+      "setVirtualTimePolicy",
+    ],
+  },
+  Fetch: {
+    why: "intercepts the page's own requests, on this connection's session only",
+    commands: [
+      "enable",
+      "disable",
+      "continueRequest",
+      "continueResponse",
+      "continueWithAuth",
+      "failRequest",
+      "fulfillRequest",
+      "getResponseBody",
+      "takeResponseBodyAsStream",
+    ],
+  },
+  HeapProfiler: {
+    why: "the page's own JavaScript heap",
+    commands: [
+      "enable",
+      "disable",
+      "collectGarbage",
+      "takeHeapSnapshot",
+      "startSampling",
+      "stopSampling",
+      "getSamplingProfile",
+      "startTrackingHeapObjects",
+      "stopTrackingHeapObjects",
+      "getObjectByHeapObjectId",
+      "getHeapObjectId",
+    ],
+  },
+  Input: {
+    why: "input into the page; a drag may carry data, never files (the hub machine's)",
+    commands: [
+      "dispatchKeyEvent",
+      "dispatchMouseEvent",
+      "dispatchTouchEvent",
+      "dispatchDragEvent",
+      "insertText",
+      "imeSetComposition",
+      "setInterceptDrags",
+      "setIgnoreInputEvents",
+      "cancelDragging",
+      "emulateTouchFromMouseEvent",
+      "synthesizePinchGesture",
+      "synthesizeScrollGesture",
+      "synthesizeTapGesture",
+    ],
+  },
+  Inspector: { why: "tells the page's crashes and detaches (Playwright turns it on)", commands: ["enable", "disable"] },
+  IO: { why: "reads streams this connection was handed (a PDF, a response body), no other handle", commands: ["read", "close"] },
+  Log: { why: "the page's own log", commands: ["enable", "disable", "clear", "startViolationsReport", "stopViolationsReport"] },
+  Media: { why: "the page's own media players", commands: ["enable", "disable"] },
+  Network: {
+    why: "the page's own requests and its context's cookies; not loadNetworkResource (reads files), clearBrowserCache nor cookie controls (the whole browser)",
+    commands: [
+      "enable",
+      "disable",
+      "getResponseBody",
+      "getRequestPostData",
+      "searchInResponseBody",
+      "getCookies",
+      "setCookie",
+      "setCookies",
+      "deleteCookies",
+      "setCacheDisabled",
+      "setBypassServiceWorker",
+      "setExtraHTTPHeaders",
+      "setUserAgentOverride",
+      "setBlockedURLs",
+      "emulateNetworkConditions",
+      "emulateNetworkConditionsByRule",
+      "overrideNetworkState",
+      "setAttachDebugStack",
+      "setAcceptedEncodings",
+      "clearAcceptedEncodingsOverride",
+      "replayXHR",
+    ],
+  },
+  Overlay: {
+    why: "draws over the page's own view",
+    commands: ["enable", "disable", "highlightNode", "highlightRect", "highlightQuad", "hideHighlight", "setInspectMode"],
+  },
+  Page: {
+    why: "the page itself; its navigations follow the hub's URL rule; not setDownloadBehavior (writes the hub machine's files)",
+    commands: [
+      "enable",
+      "disable",
+      "navigate",
+      "reload",
+      "stopLoading",
+      "navigateToHistoryEntry",
+      "getNavigationHistory",
+      "resetNavigationHistory",
+      "getFrameTree",
+      "getResourceTree",
+      "getResourceContent",
+      "searchInResource",
+      "getLayoutMetrics",
+      "getAppManifest",
+      "createIsolatedWorld",
+      "addScriptToEvaluateOnNewDocument",
+      "removeScriptToEvaluateOnNewDocument",
+      "setLifecycleEventsEnabled",
+      "setBypassCSP",
+      "setDocumentContent",
+      "setFontFamilies",
+      "setFontSizes",
+      "setInterceptFileChooserDialog",
+      "setTouchEmulationEnabled",
+      "setWebLifecycleState",
+      "handleJavaScriptDialog",
+      "captureScreenshot",
+      "captureSnapshot",
+      "printToPDF",
+      "startScreencast",
+      "stopScreencast",
+      "screencastFrameAck",
+      "bringToFront",
+      "close",
+    ],
+  },
+  Performance: { why: "the page's own metrics", commands: ["enable", "disable", "getMetrics", "setTimeDomain"] },
+  PerformanceTimeline: { why: "the page's own timeline events", commands: ["enable"] },
+  Profiler: {
+    why: "the page's own scripts and their coverage",
+    commands: [
+      "enable",
+      "disable",
+      "start",
+      "stop",
+      "setSamplingInterval",
+      "startPreciseCoverage",
+      "stopPreciseCoverage",
+      "takePreciseCoverage",
+      "getBestEffortCoverage",
+    ],
+  },
+  Runtime: {
+    why: "runs code in the page (as `evaluate` does; a hub with EVALUATE_ENABLED=false has no /cdp)",
+    commands: [
+      "enable",
+      "disable",
+      "evaluate",
+      "callFunctionOn",
+      "awaitPromise",
+      "getProperties",
+      "releaseObject",
+      "releaseObjectGroup",
+      "addBinding",
+      "removeBinding",
+      "runIfWaitingForDebugger",
+      "compileScript",
+      "runScript",
+      "queryObjects",
+      "globalLexicalScopeNames",
+      "discardConsoleEntries",
+      "getExceptionDetails",
+      "getHeapUsage",
+      "getIsolateId",
+      "setAsyncCallStackDepth",
+      "setCustomObjectFormatterEnabled",
+      "setMaxCallStackSizeToCapture",
+      "terminateExecution",
+    ],
+  },
+  Security: { why: "the page's own security state; not setIgnoreCertificateErrors (the whole browser)", commands: ["enable", "disable"] },
+};
+
+/** Every page-session command on the allowlist, as `Domain.command`. */
+export const PAGE_COMMANDS: ReadonlySet<string> = new Set(
+  Object.entries(PAGE_DOMAINS).flatMap(([domain, { commands }]) => commands.map((command) => `${domain}.${command}`)),
+);
 
 /** Browser-level commands given the client's browser context in place of whatever the caller named. */
 export const IN_CLIENT_CONTEXT: ReadonlySet<string> = new Set([
@@ -42,19 +346,24 @@ export const IN_CLIENT_CONTEXT: ReadonlySet<string> = new Set([
   "Browser.grantPermissions",
   "Browser.resetPermissions",
   "Browser.setPermission",
-  "Browser.setDownloadBehavior",
   "Browser.cancelDownload",
 ]);
 
 /** Target commands that name one target by `targetId`: only the client's own pages. */
 export const BY_TARGET_ID: ReadonlySet<string> = new Set(["Target.activateTarget", "Target.closeTarget", "Target.getTargetInfo"]);
 
-/** Whether a command is refused outright. */
-export function isRefused(method: string): boolean {
-  return REFUSED.has(method) || REFUSED_DOMAINS.has(method.slice(0, method.indexOf(".")));
-}
+/** Results that hand the caller a stream handle for IO.read (the only handles IO.read and IO.close take). */
+export const GIVES_STREAM: ReadonlySet<string> = new Set(["Page.printToPDF", "Fetch.takeResponseBodyAsStream"]);
 
 /** Whether a command on a session is run by the browser-level rules (it acts on targets, contexts or the browser). */
 export function isBrowserScoped(method: string): boolean {
   return method.startsWith("Target.") || method.startsWith("Browser.") || IN_CLIENT_CONTEXT.has(method);
+}
+
+/** Why an allowed command's params are refused (they would reach the hub machine's files), or null. */
+export function paramsRefusal(method: string, params: Record<string, unknown>): string | null {
+  if (method !== "Input.dispatchDragEvent") return null;
+  const files = (params.data as { files?: unknown } | undefined)?.files;
+  if (files === undefined || (Array.isArray(files) && files.length === 0)) return null;
+  return "a drag carries no files through /cdp: they would be the hub machine's; use the hub's upload method for files";
 }

@@ -14,7 +14,7 @@ export interface AcceptedUpgrade {
 
 /** Why an upgrade was refused, as an HTTP status and a message for people. */
 export interface RefusedUpgrade {
-  status: 400 | 401 | 403 | 404 | 503;
+  status: 400 | 401 | 403 | 404 | 429 | 503;
   message: string;
 }
 
@@ -24,6 +24,7 @@ const REASONS: Readonly<Record<RefusedUpgrade["status"], string>> = {
   401: "Unauthorized",
   403: "Forbidden",
   404: "Not Found",
+  429: "Too Many Requests",
   503: "Service Unavailable",
 };
 

@@ -4,6 +4,7 @@ import puppeteer, { type Browser as PuppeteerBrowser } from "puppeteer-core";
 import WebSocket from "ws";
 import type { Hub } from "../../src/hub.js";
 import { collect } from "../support/collect.js";
+import { RawCdp } from "../support/raw-cdp.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { connect, startTestHub } from "../support/test-hub.js";
 
@@ -17,56 +18,6 @@ const httpUrl = (hub: Hub, path: string): string => `${hub.url.replace(/^ws/, "h
 
 async function puppeteerAs(hub: Hub, token: string, query = ""): Promise<PuppeteerBrowser> {
   return puppeteer.connect({ browserWSEndpoint: cdpUrl(hub, query), headers: { Authorization: `Bearer ${token}` }, defaultViewport: null });
-}
-
-/** A raw CDP connection to /cdp: one command at a time, its answer or its error. */
-class RawCdp {
-  #ws: WebSocket;
-  #next = 1;
-  #waiting = new Map<number, (message: Record<string, unknown>) => void>();
-  readonly events: Record<string, unknown>[] = [];
-
-  private constructor(ws: WebSocket) {
-    this.#ws = ws;
-    ws.on("message", (data) => {
-      const message = JSON.parse(data.toString()) as Record<string, unknown>;
-      if (typeof message.id === "number") this.#waiting.get(message.id)?.(message);
-      else this.events.push(message);
-    });
-  }
-
-  static open(url: string, token: string): Promise<RawCdp> {
-    const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${token}` } });
-    return new Promise((resolve, reject) => {
-      ws.once("open", () => resolve(new RawCdp(ws)));
-      ws.once("unexpected-response", (_request, response) => reject(new Error(`HTTP ${response.statusCode}`)));
-      ws.once("error", reject);
-    });
-  }
-
-  send(method: string, params: object = {}, sessionId?: string): Promise<Record<string, unknown>> {
-    const id = this.#next++;
-    return new Promise((resolve) => {
-      this.#waiting.set(id, resolve);
-      this.#ws.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }));
-    });
-  }
-
-  /** Sends a frame as it is, and waits for the answer to `id`. */
-  sendRaw(text: string, id: number): Promise<Record<string, unknown>> {
-    return new Promise((resolve) => {
-      this.#waiting.set(id, resolve);
-      this.#ws.send(text);
-    });
-  }
-
-  get isOpen(): boolean {
-    return this.#ws.readyState === WebSocket.OPEN;
-  }
-
-  close(): void {
-    this.#ws.close();
-  }
 }
 
 describe("/cdp: Puppeteer and Playwright connect to the hub, scoped to their client (real hub, real Chromium)", function () {

@@ -1,0 +1,73 @@
+import type { Protocol } from "devtools-protocol";
+import type { CdpConnection } from "../cdp/connection.js";
+import { CdpFailure } from "./cdp-frames.js";
+
+/** What the emulation needs of its /cdp connection. */
+export interface CdpDownloadsOptions {
+  /** Whether a frame id is one of the connection's client's pages (a download's starting page). */
+  isOwnPage: (frameId: string) => boolean;
+  /** Sends an event to the caller. */
+  emit: (message: object) => void;
+  /** Cancels one of the client's downloads. */
+  cancel: (guid: string) => void;
+}
+
+const BEHAVIORS: ReadonlySet<string> = new Set(["deny", "allow", "allowAndName", "default"]);
+
+/**
+ * `Browser.setDownloadBehavior` for one /cdp connection, emulated: Chrome's own setting is never changed (on the
+ * hub's browser session its `eventsEnabled` is per session, so one caller's call would end download tracking for
+ * every client). The client's downloads keep going to its own folder, counted against MAX_DOWNLOAD_BYTES; the caller
+ * hears of them (`Browser.downloadWillBegin`, `downloadProgress`) when it asked for events, and "deny" cancels them
+ * while the connection lasts. Nothing outlives the connection.
+ */
+export class CdpDownloads {
+  #connection: CdpConnection;
+  #options: CdpDownloadsOptions;
+  #behavior = "default";
+  #eventsEnabled = false;
+  /** The client's downloads under way that the caller was told of. */
+  #told = new Set<string>();
+  #listening = false;
+
+  constructor(connection: CdpConnection, options: CdpDownloadsOptions) {
+    this.#connection = connection;
+    this.#options = options;
+  }
+
+  /** Takes the caller's Browser.setDownloadBehavior (whatever context or path it names: the client's are used). */
+  set(params: Record<string, unknown>): object {
+    if (typeof params.behavior !== "string" || !BEHAVIORS.has(params.behavior))
+      throw new CdpFailure(-32602, "behavior: must be one of deny, allow, allowAndName, default");
+    this.#behavior = params.behavior;
+    this.#eventsEnabled = params.eventsEnabled === true;
+    if (!this.#listening) {
+      this.#listening = true;
+      this.#connection.on("Browser.downloadWillBegin", this.#onWillBegin);
+      this.#connection.on("Browser.downloadProgress", this.#onProgress);
+    }
+    return {};
+  }
+
+  /** Stops listening (the connection ends). */
+  dispose(): void {
+    if (!this.#listening) return;
+    this.#connection.off("Browser.downloadWillBegin", this.#onWillBegin);
+    this.#connection.off("Browser.downloadProgress", this.#onProgress);
+    this.#told.clear();
+  }
+
+  #onWillBegin = (event: Protocol.Browser.DownloadWillBeginEvent): void => {
+    if (!this.#options.isOwnPage(event.frameId)) return;
+    if (this.#behavior === "deny") return this.#options.cancel(event.guid);
+    if (!this.#eventsEnabled) return;
+    this.#told.add(event.guid);
+    this.#options.emit({ method: "Browser.downloadWillBegin", params: event });
+  };
+
+  #onProgress = (event: Protocol.Browser.DownloadProgressEvent): void => {
+    if (!this.#told.has(event.guid)) return;
+    if (event.state !== "inProgress") this.#told.delete(event.guid);
+    this.#options.emit({ method: "Browser.downloadProgress", params: event });
+  };
+}
