@@ -1,3 +1,4 @@
+import type { Protocol } from "devtools-protocol";
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { RESULT_BYTES_HARD_CAP } from "../config.js";
@@ -41,13 +42,32 @@ export function evaluateInTab(tab: TabSession, options: EvaluateOptions, budget:
         .catch((error: unknown) => Promise.reject(asSerializationError(error)));
       holdsObjects = response.result.objectId !== undefined || response.exceptionDetails !== undefined;
       if (response.exceptionDetails) throw exceptionToError(response.exceptionDetails, prepared.columnOffset);
+      const value = options.awaitPromise
+        ? await settled(tab, response.result, { budget, columnOffset: prepared.columnOffset })
+        : response.result;
       const maxBytes = options.maxSize ?? RESULT_BYTES_HARD_CAP;
       const context = { session: tab, budget, objectGroup, awaitPromise: options.awaitPromise, args: options.args, maxBytes };
-      return applyMaxSize(await readResult(context, response.result), maxBytes);
+      return applyMaxSize(await readResult(context, value), maxBytes);
     } finally {
       if (holdsObjects) {
         tab.send("Runtime.releaseObjectGroup", { objectGroup }, { timeoutMs: RELEASE_TIMEOUT_MS }).catch(() => {});
       }
     }
   });
+}
+
+/**
+ * The value a promise settles to; any other value as it is. Code that awaits runs in REPL mode, whose completion value
+ * Chrome awaits but does not unwrap: `(async () => { await 0; return 4; })()` completes with the promise itself.
+ */
+async function settled(
+  tab: TabSession,
+  remote: Protocol.Runtime.RemoteObject,
+  options: { budget: Budget; columnOffset: number },
+): Promise<Protocol.Runtime.RemoteObject> {
+  if (remote.subtype !== "promise" || remote.objectId === undefined) return remote;
+  // The settled value joins the promise's object group, so it is released with the call's.
+  const awaited = await tab.send("Runtime.awaitPromise", { promiseObjectId: remote.objectId }, { budget: options.budget });
+  if (awaited.exceptionDetails) throw exceptionToError(awaited.exceptionDetails, options.columnOffset);
+  return awaited.result;
 }

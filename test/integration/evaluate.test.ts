@@ -178,6 +178,14 @@ describe("evaluate (real hub, real Chromium)", function () {
       expect(await run("const r = await Promise.resolve(20); r + 1")).to.deep.equal({ type: "number", value: 21 });
     });
 
+    it("an async function that awaits and throws is EVALUATION_FAILED; with awaitPromise false its promise comes back unresolved", async () => {
+      const error = await failure(run("(async () => { await null; throw new TypeError('boom'); })()"));
+      expect(error.code).to.equal(-32000);
+      expect(error.message).to.match(/TypeError: boom/);
+      const pending = await run("(async () => { await new Promise((r) => setTimeout(r, 50)); return 4; })()", { awaitPromise: false });
+      expect(pending).to.include({ type: "object", subtype: "promise" });
+    });
+
     it("a function gets args", async () => {
       expect(await run("(a, b) => a + b", { args: [1, 2] })).to.deep.equal({ type: "number", value: 3 });
       expect(await run("async (o) => o.list.length", { args: [{ list: [1, 2, 3] }] })).to.deep.equal({ type: "number", value: 3 });
