@@ -14,6 +14,7 @@ import {
   type ObjectScope,
 } from "./element-object.js";
 import { nextObjectGroup } from "./guarded-call.js";
+import { elementOfSelector } from "./selector-element.js";
 import { stoppedForAnotherCall, wasTerminated } from "./hub-script.js";
 
 /** An element an action is given: a snapshot ref, a CSS selector, or a point of the viewport (CSS pixels). */
@@ -74,8 +75,9 @@ export class ActionScope implements ObjectScope {
     this.method = method;
   }
 
-  /** The remote object of a referenced element (NODE_NOT_FOUND when there is none). */
+  /** The remote object of a referenced element: a selector's first match, waited for; a ref's node (NODE_NOT_FOUND at once when stale). */
   object(element: ElementReference): Promise<ElementHandle> {
+    if ("selector" in element) return elementOfSelector(this, element.selector, this.method);
     return elementObject(this, nodeOfReference(this.tab, element), { method: this.method, use: "actionable" });
   }
 

@@ -1,3 +1,4 @@
+import type { Budget } from "../budget.js";
 import { HubError } from "../errors.js";
 import type { ElementHandle, ObjectScope } from "./element-object.js";
 import { CHAIN_ORIGIN, pointInTab, type PagePoint, type Point } from "./frame-offset.js";
@@ -113,12 +114,12 @@ export async function actionPoint(scope: ObjectScope, element: ElementHandle, ch
   if (exceptionDetails)
     throw new Error(`the actionability check failed in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
   const answer = result.value as PagePoint | { reason: string };
-  if ("reason" in answer) {
-    throw new HubError("TIMEOUT", `the element was not actionable within ${budget.timeoutMs} ms: ${answer.reason}`, {
-      timeoutMs: budget.timeoutMs,
-      terminated: false,
-      reason: answer.reason,
-    });
-  }
+  if ("reason" in answer)
+    throw notActionable(budget, answer.reason, `the element was not actionable within ${budget.timeoutMs} ms: ${answer.reason}`);
   return pointInTab(scope, element, answer);
+}
+
+/** The TIMEOUT of an action whose element was not there or not actionable when its budget ended, why in `data.reason`. */
+export function notActionable(budget: Budget, reason: string, message: string): HubError {
+  return new HubError("TIMEOUT", message, { timeoutMs: budget.timeoutMs, terminated: false, reason });
 }

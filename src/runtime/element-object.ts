@@ -88,12 +88,7 @@ async function firstMatch(scope: ObjectScope, selector: string, method: string):
     { expression: `document.querySelector(${JSON.stringify(selector)})`, objectGroup: scope.objectGroup },
     { budget: scope.budget },
   );
-  if (exceptionDetails) {
-    const problem = { path: "/selector", message: "is not a valid CSS selector" };
-    throw new HubError("INVALID_PARAMS", `invalid params for ${method}: ${JSON.stringify(selector)} is not a valid CSS selector`, {
-      errors: [problem],
-    });
-  }
+  if (exceptionDetails) throw invalidSelector(method, selector);
   if (!result.objectId) {
     throw new HubError(
       "NODE_NOT_FOUND",
@@ -101,6 +96,13 @@ async function firstMatch(scope: ObjectScope, selector: string, method: string):
     );
   }
   return result.objectId;
+}
+
+/** INVALID_PARAMS for a selector the page cannot parse. */
+export function invalidSelector(method: string, selector: string): HubError {
+  return new HubError("INVALID_PARAMS", `invalid params for ${method}: ${JSON.stringify(selector)} is not a valid CSS selector`, {
+    errors: [{ path: "/selector", message: "is not a valid CSS selector" }],
+  });
 }
 
 /** The backendNodeId of a node a `source: "dom"` snapshot named, found through the world its page script ran in. */

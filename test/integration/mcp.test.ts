@@ -105,7 +105,7 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
       expect(metrics).to.match(/^tabwire_requests_total\{method="snapshot",outcome="ok"\} [1-9]/m);
       const failed = await call(client, "click", { target, selector: "#nothing-here", timeoutMs: 1_000 });
       expect(failed.isError).to.equal(true);
-      expect(failed.content[0]?.text).to.match(/^NODE_NOT_FOUND \(-32004\)/);
+      expect(failed.content[0]?.text).to.match(/^TIMEOUT \(-32001\): no element matched the selector "#nothing-here"/);
     } finally {
       await client.close();
     }
