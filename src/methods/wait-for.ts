@@ -8,8 +8,9 @@ const CONDITIONS = ["text", "textGone", "selector", "url", "loadState"] as const
 /** `wait.for`: answers once the page shows a text, loses one, has an element in a state, a URL or a load state. */
 export const waitFor = defineMethod("wait.for", { runs: "tab" }, async (params, call) => {
   const condition = conditionOf(params);
-  const { tab } = await acquireTab(call, params.target);
-  return { ok: true, waitedMs: await waitForCondition(tab, condition, call.budget) };
+  const { entry, tab } = await acquireTab(call, params.target);
+  // The tab's client takes its turn on the regular expression thread.
+  return { ok: true, waitedMs: await waitForCondition(tab, condition, { clientId: entry.clientId, budget: call.budget }) };
 });
 
 function conditionOf(params: ValidatedParams<"wait.for">): WaitCondition {

@@ -1,11 +1,12 @@
 import { HubError } from "../errors.js";
-import { regexWorker } from "./regex-worker.js";
+import { regexWorker, type RegexCaller } from "./regex-worker.js";
 
 /**
  * wait.for's URL pattern: a glob (`*` any run but `/`, `**` any run) or a regular expression written `/source/flags`,
- * tested on a thread of its own within a time limit (regex-worker.ts); a bad expression is INVALID_PARAMS.
+ * tested for the caller's call on a thread of its own, in turn with other clients, within a time limit
+ * (regex-worker.ts); a bad expression is INVALID_PARAMS.
  */
-export function urlMatcher(pattern: string): (url: string) => Promise<boolean> {
+export function urlMatcher(pattern: string, caller: RegexCaller): (url: string) => Promise<boolean> {
   const regex = /^\/(.+)\/([dgimsuy]*)$/.exec(pattern);
   if (!regex) {
     const matches = globMatcher(pattern, { method: "wait.for", path: "/url" });
@@ -21,7 +22,7 @@ export function urlMatcher(pattern: string): (url: string) => Promise<boolean> {
     });
   }
   regexWorker.warm();
-  return (url) => regexWorker.test(source, flags, url);
+  return regexWorker.matcher(source, flags, caller);
 }
 
 /** The most wildcards a glob may have: each costs a pass over the URL (Chrome's own glob matcher stops at 16 deep). */

@@ -1,6 +1,7 @@
 import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
+import type { RegexCaller } from "./regex-worker.js";
 import { urlMatcher } from "./url-matcher.js";
 import { waitInPage } from "./page-wait.js";
 import { invalidSelector } from "./element-object.js";
@@ -28,10 +29,11 @@ const HOLDS = `function (condition) {
   return condition.state === "visible" ? isVisible(el) : !isVisible(el);
 }`;
 
-/** Waits until the condition holds on the tab, within the budget; answers how long it waited. */
-export async function waitFor(tab: TabSession, condition: WaitCondition, budget: Budget): Promise<number> {
+/** Waits until the condition holds on the tab, within the caller's budget; answers how long it waited. */
+export async function waitFor(tab: TabSession, condition: WaitCondition, caller: RegexCaller): Promise<number> {
   const started = performance.now();
-  if ("url" in condition) await waitForUrl(tab, urlMatcher(condition.url), budget);
+  const { budget } = caller;
+  if ("url" in condition) await waitForUrl(tab, urlMatcher(condition.url, caller), budget);
   else if ("loadState" in condition) await waitForLoadState(tab, condition.loadState, budget);
   else await waitForPage(tab, condition, budget);
   return Math.round((performance.now() - started) * 10) / 10;
@@ -48,7 +50,8 @@ async function waitForPage(tab: TabSession, condition: WaitCondition, budget: Bu
 
 async function waitForUrl(tab: TabSession, matches: (url: string) => Promise<boolean>, budget: Budget): Promise<void> {
   const reached = new Promise<void>((resolve, reject) => {
-    // A regular expression that searches too long refuses the call (url-matcher.ts).
+    // A regular expression that searches too long, or one past its client's share of the thread, refuses the call
+    // (regex-worker.ts).
     const check = (url: string): void => void matches(url).then((matched) => matched && resolve(), reject);
     const stops = [
       tab.listen(

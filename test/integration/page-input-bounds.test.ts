@@ -2,13 +2,18 @@ import { expect } from "chai";
 import { ErrorCode } from "../../src/errors.js";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
-import { rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
-import { evaluate, openTab, type OpenedTab } from "../support/tabs.js";
+import { RpcError, rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
+import { closeTab, evaluate, openTab, type OpenedTab } from "../support/tabs.js";
 import { connect, startTestHub } from "../support/test-hub.js";
 
 // A URL its own client chose, on which /(a+)+$/ backtracks 2^33 times: two minutes of the hub's event loop, were it
 // searched there (this test then fails by its timeout, and the hub answers again afterwards).
 const RUNAWAY = `?q=${"a".repeat(33)}!`;
+
+/** How a call ended: its result, the hub's error, or "closed" when its connection closed first. */
+function ending(call: Promise<unknown>): Promise<unknown> {
+  return call.catch((error: unknown) => (error instanceof RpcError ? error : "closed"));
+}
 
 describe("what a client's pages and patterns send cannot stall or fill the hub for the others: wait.for expressions, network globs, the network log, console captured by a call, snapshots of giant pages (real hub)", function () {
   this.timeout(60_000);
@@ -44,6 +49,61 @@ describe("what a client's pages and patterns send cannot stall or fill the hub f
     // The expressions of the next calls are searched as before.
     const matched = (await alpha.call("wait.for", { target: alphaTab.target, url: "/a+!$/", timeoutMs: 5_000 })) as { ok: boolean };
     expect(matched.ok).to.equal(true);
+  });
+
+  it("one client's runaway wait.for expressions do not hold up another's: clients take turns, a client's queue is capped (OVERLOADED past it), ended calls' searches are dropped", async () => {
+    // Beta's URL matches /&beta$/ at once, and makes /q=(a+)+$/ backtrack for minutes as alpha's does.
+    const [runaway, matching] = await Promise.all([
+      openTab(alpha, site.url(`index.html${RUNAWAY}`)),
+      openTab(beta, site.url(`index.html${RUNAWAY}&beta`)),
+    ]);
+    const [flood, witness] = await Promise.all([connect(hub, { token: "pattern-alpha" }), connect(hub, { token: "pattern-beta" })]);
+    try {
+      // 60 calls, each a search of up to 100 ms; then a call answered after each of them has read the tab's URL
+      // (Chrome answers one session's commands in order).
+      const floodEnds = Array.from({ length: 60 }, () =>
+        ending(flood.call("wait.for", { target: runaway.target, url: "/q=(a+)+$/", timeoutMs: 30_000 })),
+      );
+      await flood.call("wait.for", { target: runaway.target, url: "**", timeoutMs: 5_000 });
+      const started = performance.now();
+      const answered = (await beta.call("wait.for", { target: matching.target, url: "/&beta$/", timeoutMs: 20_000 })) as { ok: boolean };
+      const tookMs = performance.now() - started;
+      expect(answered.ok).to.equal(true);
+      expect(tookMs, "beta's matching wait.for, while alpha's runaway expressions wait").to.be.below(1_000);
+
+      // Alpha's calls past its share were refused at once: one search runs and 16 wait, and each that ran to the
+      // limit (INVALID_PARAMS) made room for one more. Those still waiting end with their connection.
+      await flood.close();
+      const ends = await Promise.all(floodEnds);
+      const count = (code: number | string): number =>
+        ends.filter((end) => end === code || (end instanceof RpcError && end.code === code)).length;
+      expect(count(ErrorCode.OVERLOADED), "refused past the cap").to.be.at.least(60 - 17 - count(ErrorCode.INVALID_PARAMS));
+      expect(count(ErrorCode.OVERLOADED) + count(ErrorCode.INVALID_PARAMS) + count("closed")).to.equal(60);
+      expect(count("closed"), "calls still waiting when their connection closed").to.be.at.least(10);
+      const overloaded = ends.find((end) => end instanceof RpcError && end.code === ErrorCode.OVERLOADED) as RpcError;
+      expect(overloaded.message).to.match(
+        /^client alpha has 16 URLs waiting for the hub's regular expression thread, its most; retry in \d+ ms, or use a glob$/,
+      );
+      expect((overloaded.data as { retryAfterMs: number }).retryAfterMs).to.be.at.least(100);
+
+      // Their searches were dropped: with beta's runaway searches taking turns, alpha's next one is answered after one
+      // or two of beta's, not after beta's eight as it would behind the ten or more that waited.
+      const order: string[] = [];
+      const witnessEnds = Array.from({ length: 8 }, () =>
+        ending(witness.call("wait.for", { target: matching.target, url: "/q=(a+)+$/", timeoutMs: 30_000 })).finally(() =>
+          order.push("beta"),
+        ),
+      );
+      await witness.call("wait.for", { target: matching.target, url: "**", timeoutMs: 5_000 });
+      await alpha.call("wait.for", { target: runaway.target, url: "/q=a+!$/", timeoutMs: 20_000 });
+      order.push("alpha");
+      await witness.close();
+      await Promise.all(witnessEnds);
+      expect(order.indexOf("alpha"), `beta's searches that ended before alpha's: ${order.join(", ")}`).to.be.at.most(2);
+    } finally {
+      await Promise.all([flood.close(), witness.close()]);
+      await Promise.all([closeTab(alpha, runaway.target), closeTab(beta, matching.target)]);
+    }
   });
 
   it("network globs with more than 16 wildcards are INVALID_PARAMS; 16 are matched over the tab's requests", async () => {

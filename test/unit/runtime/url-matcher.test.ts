@@ -1,11 +1,19 @@
 import { expect } from "chai";
 import { HubError } from "../../../src/errors.js";
-import { REGEX_MATCH_LIMIT_MS } from "../../../src/runtime/regex-worker.js";
+import { Budget } from "../../../src/budget.js";
+import { REGEX_MATCH_LIMIT_MS, type RegexCaller } from "../../../src/runtime/regex-worker.js";
 import { globMatcher, MAX_GLOB_WILDCARDS, urlMatcher } from "../../../src/runtime/url-matcher.js";
 
 const WAIT_FOR = { method: "network.list", path: "/filter/url" };
 
 describe("URL patterns: globs and wait.for's regular expressions", () => {
+  // The call the expressions are searched for.
+  let caller: RegexCaller;
+  beforeEach(() => {
+    caller = { clientId: "local", budget: new Budget(15_000) };
+  });
+  afterEach(() => caller.budget.dispose());
+
   it("globs: * stops at a slash, ** does not, anything else is literal", () => {
     expect(globMatcher("**/done.html", WAIT_FOR)("http://127.0.0.1:8080/a/b/done.html")).to.equal(true);
     expect(globMatcher("http://host/*.html", WAIT_FOR)("http://host/a/b.html")).to.equal(false);
@@ -42,20 +50,23 @@ describe("URL patterns: globs and wait.for's regular expressions", () => {
   });
 
   it("wait.for takes a glob or /source/flags; a bad expression is INVALID_PARAMS at once", async () => {
-    expect(await urlMatcher("**/done.html")("http://x/a/done.html")).to.equal(true);
-    expect(await urlMatcher("/DONE\\.html$/i")("http://x/done.html")).to.equal(true);
-    expect(await urlMatcher("/^http:\\/\\/x\\/\\d+$/")("http://x/12a")).to.equal(false);
+    expect(await urlMatcher("**/done.html", caller)("http://x/a/done.html")).to.equal(true);
+    expect(await urlMatcher("/DONE\\.html$/i", caller)("http://x/done.html")).to.equal(true);
+    expect(await urlMatcher("/^http:\\/\\/x\\/\\d+$/", caller)("http://x/12a")).to.equal(false);
     // A global expression keeps no position from one URL to the next.
-    const global = urlMatcher("/done/g");
+    const global = urlMatcher("/done/g", caller);
     expect([await global("http://x/done"), await global("http://x/done")]).to.deep.equal([true, true]);
-    expect(() => urlMatcher("/(/")).to.throw(/not a valid regular expression/);
+    expect(() => urlMatcher("/(/", caller)).to.throw(/not a valid regular expression/);
   });
 
   it(`an expression that backtracks for minutes is refused after ${REGEX_MATCH_LIMIT_MS} ms, the event loop free all along, and the next one works`, async () => {
     let ticks = 0;
     const ticker = setInterval(() => ticks++, 5);
     try {
-      const error = await urlMatcher("/(a+)+$/")(`http://x/${"a".repeat(40)}!`).then(
+      const error = await urlMatcher(
+        "/(a+)+$/",
+        caller,
+      )(`http://x/${"a".repeat(40)}!`).then(
         () => null,
         (thrown: unknown) => thrown,
       );
@@ -67,6 +78,6 @@ describe("URL patterns: globs and wait.for's regular expressions", () => {
     } finally {
       clearInterval(ticker);
     }
-    expect(await urlMatcher("/(a+)+!$/")(`http://x/${"a".repeat(40)}!`)).to.equal(true);
+    expect(await urlMatcher("/(a+)+!$/", caller)(`http://x/${"a".repeat(40)}!`)).to.equal(true);
   });
 });
