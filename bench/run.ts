@@ -7,6 +7,7 @@ import { agentFigures } from "./agent-figure.js";
 import { writeChart } from "./chart.js";
 import type { BenchContext } from "./compare.js";
 import { cdpEndpointFigure } from "./cdp-endpoint-figure.js";
+import { cliFigures } from "./cli-figure.js";
 import { clusterFigure } from "./cluster-figure.js";
 import { connectPerCommandFigure } from "./connect-per-command-figure.js";
 import { consoleFigures } from "./console-figure.js";
@@ -60,6 +61,7 @@ function steps(
     ["evaluate vs playwright-core", () => playwrightFigure(context)],
     ["cdp endpoint: puppeteer-core through /cdp against straight on Chrome", () => cdpEndpointFigure(context, hubUrl)],
     ["evaluate vs connect-per-command", () => connectPerCommandFigure(context)],
+    ["CLI: CPU of tabwire --help and tabwire eval against node -e 0 and a minimal ws client", () => cliFigures(context, hubUrl, ROOT)],
     ["evaluate throughput", () => throughputFigure(context)],
     ["the hot path against a bare relay process", () => hotPathFigures(context, hubPid)],
     ["screenshot", () => screenshotFigure(context)],

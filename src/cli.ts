@@ -1,12 +1,10 @@
 #!/usr/bin/env node
 import { readFileSync } from "node:fs";
-import { isCommand, runCommand } from "./cli/commands.js";
 import type { CliIo } from "./cli/cli-support.js";
-import { runEval } from "./cli/eval-command.js";
-import { runMcpBridge } from "./cli/mcp-command.js";
 import { COMMAND_HELP, USAGE, wantsHelp } from "./cli/usage.js";
-import { serve, startEmbeddedHub } from "./main.js";
 
+// Each path imports only what it runs: the hub (main.js), the MCP SDK and the client cost a short command
+// such as `tabwire --help` or `tabwire eval` several times the CPU of the command itself.
 const [command, ...rest] = process.argv.slice(2);
 const io: CliIo = {
   stdout: (text) => process.stdout.write(text),
@@ -17,21 +15,27 @@ const help = command === undefined ? undefined : COMMAND_HELP[command];
 if (help !== undefined && wantsHelp(rest)) {
   process.stdout.write(`${help}\n`);
 } else if (command === "serve") {
+  const { serve } = await import("./main.js");
   await serve();
 } else if (command === "mcp") {
-  process.exitCode = await runMcpBridge(rest, startEmbeddedHub);
+  const { runMcpBridge } = await import("./cli/mcp-command.js");
+  process.exitCode = await runMcpBridge(rest, async () => (await import("./main.js")).startEmbeddedHub());
 } else if (command === "eval") {
+  const { runEval } = await import("./cli/eval-command.js");
   process.exitCode = await runEval(rest, io);
-} else if (command !== undefined && isCommand(command)) {
-  process.exitCode = await runCommand(command, rest, io);
 } else if (command === "--version" || command === "-v") {
   const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
   process.stdout.write(`${pkg.version}\n`);
 } else if (command === undefined || command === "--help" || command === "-h" || command === "help") {
   process.stdout.write(USAGE);
 } else {
-  process.stderr.write(`tabwire: unknown command "${command}"\n\n${USAGE}`);
-  process.exitCode = 1;
+  const { isCommand, runCommand } = await import("./cli/commands.js");
+  if (isCommand(command)) {
+    process.exitCode = await runCommand(command, rest, io);
+  } else {
+    process.stderr.write(`tabwire: unknown command "${command}"\n\n${USAGE}`);
+    process.exitCode = 1;
+  }
 }
 
 async function readStdin(): Promise<string> {

@@ -1,5 +1,12 @@
-import WebSocket from "ws";
+import { createRequire } from "node:module";
+import type WebSocketClass from "ws";
 import type { MethodName, Methods, Notifications } from "../protocol/types.js";
+
+// ws's ES module entry imports its eight CommonJS files one by one, and Node 20 scans the source of each for its
+// exports with a lexer written in JavaScript, cold at start-up: a third of the CPU of a `tabwire eval`. require()
+// loads the same files without the scan.
+const WebSocket = createRequire(import.meta.url)("ws") as typeof WebSocketClass;
+type WebSocket = WebSocketClass;
 
 /** An error the hub answered a call with: its code (docs/protocol.md section 8), message and data. */
 export class TabwireError extends Error {

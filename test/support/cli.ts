@@ -1,4 +1,7 @@
 import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -16,17 +19,49 @@ export interface Run {
 
 /** Runs `tabwire <args>` as a user would, against `hubUrl`, with optional piped stdin. */
 export function tabwire(args: string[], hubUrl: string, stdin?: string): Promise<Run> {
+  return runCli(args, { hubUrl, stdin });
+}
+
+/**
+ * Runs `tabwire <args>` against `hubUrl` and lists what the process loaded: the project's files as paths from the
+ * root (`dist/src/cli.js`), the packages by name (`ws`), and Node's own modules (`node:fs`).
+ */
+export async function tabwireLoading(args: string[], hubUrl: string): Promise<{ run: Run; loaded: string[] }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), "tabwire-loads-"));
+  const trace = path.join(dir, "loaded.txt");
+  try {
+    const run = await runCli(args, { hubUrl, nodeArgs: ["--import", TRACE_HOOK], env: { LOAD_TRACE_FILE: trace } });
+    const urls = (await readFile(trace, "utf8")).split("\n").filter(Boolean);
+    return { run, loaded: [...new Set(urls.map(nameOf))] };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const TRACE_HOOK = new URL("./load-trace.js", import.meta.url).href;
+
+function nameOf(url: string): string {
+  if (!url.startsWith("file:")) return url;
+  const file = path.relative(ROOT, fileURLToPath(url)).split(path.sep).join("/");
+  const inPackage = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(file);
+  return inPackage?.[1] ?? file;
+}
+
+function runCli(
+  args: string[],
+  options: { hubUrl: string; stdin?: string; nodeArgs?: string[]; env?: Record<string, string> },
+): Promise<Run> {
   const started = Date.now();
-  const child = spawn(process.execPath, ["dist/src/cli.js", ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "dist/src/cli.js", ...args], {
     cwd: ROOT,
-    env: { ...process.env, TABWIRE_URL: hubUrl, TABWIRE_TOKEN: "", HUB_TOKEN: "" },
+    env: { ...process.env, TABWIRE_URL: options.hubUrl, TABWIRE_TOKEN: "", HUB_TOKEN: "", ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  child.stdin.end(stdin ?? "");
+  child.stdin.end(options.stdin ?? "");
   return new Promise((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr, ms: Date.now() - started })));
 }
 
