@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { audit } from "../log.js";
+import { ErrorCode } from "../errors.js";
 import { HttpError, readJsonBody, sendError, sendJson } from "./http-io.js";
 import { HttpLimits } from "./http-limits.js";
 import { isRefusal, type AccessPolicy } from "../transport/access-policy.js";
@@ -100,6 +101,11 @@ export class UiFront {
         throw new HttpError(decision.status, { code: decision.status, message: decision.message });
       }
       const id = this.#options.sessions.open(decision.grant);
+      if (id === null)
+        throw new HttpError(503, {
+          code: ErrorCode.OVERLOADED,
+          message: "the hub holds as many dashboard sessions as it keeps; sign out of sessions no longer used, or retry later",
+        });
       audit("ui.signed-in", { peer, grant: decision.grant.key ?? "none", scope: scopeList(decision.grant.scope) });
       const maxAge = this.#options.sessions.ttlSeconds;
       response.setHeader("set-cookie", `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`);
