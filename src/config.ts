@@ -58,6 +58,10 @@ export interface Config {
   /** WebSocket connections the hub holds at once, and from one peer address. */
   maxConnections: number;
   maxConnectionsPerIp: number;
+  /** Failed authentications a minute from one source (an IPv4 address or an IPv6 /64), bursts of as many. */
+  authFailuresPerMin: number;
+  /** Failed authentications a minute from all sources together. */
+  authFailuresGlobalPerMin: number;
   /** Console subscriptions one connection may hold. */
   maxSubscriptions: number;
   /** Tabs one client may have open (its popups count too). */
@@ -146,9 +150,9 @@ export function parseConfig(env: Env): Config {
     maxSessions: integer(env, "MAX_SESSIONS", { fallback: 64, min: 1 }),
     maxConnections,
     maxConnectionsPerIp: integer(env, "MAX_CONNECTIONS_PER_IP", { fallback: Math.min(4_096, maxConnections), min: 1, max: maxConnections }),
+    ...doorSettings(env),
     ...quotaSettings(env),
     ...fileSettings(env),
-    agentRegisterTimeoutMs: integer(env, "AGENT_REGISTER_TIMEOUT_MS", { fallback: 10_000, min: 100 }),
     maxResultBytes: integer(env, "MAX_RESULT_BYTES", { fallback: 8 * 1024 * 1024, min: 1024, max: RESULT_BYTES_HARD_CAP }),
     maxScreenshotPixels: integer(env, "MAX_SCREENSHOT_PIXELS", { fallback: 32 * 1024 * 1024, min: 1 }),
     heartbeatIntervalMs: integer(env, "HEARTBEAT_INTERVAL_MS", { fallback: 30_000, min: 100 }),
@@ -199,7 +203,16 @@ function checkSecurity(config: Config): void {
   }
 }
 
-/** Where the hub keeps files, and how many: uploads per tab, downloads per client and how long. */
+/** How long an agent socket may stay unregistered, and how many failed authentications a minute the doors take. */
+function doorSettings(env: Env): Pick<Config, "agentRegisterTimeoutMs" | "authFailuresPerMin" | "authFailuresGlobalPerMin"> {
+  return {
+    agentRegisterTimeoutMs: integer(env, "AGENT_REGISTER_TIMEOUT_MS", { fallback: 10_000, min: 100 }),
+    authFailuresPerMin: integer(env, "AUTH_FAILURES_PER_MIN", { fallback: 20, min: 1 }),
+    authFailuresGlobalPerMin: integer(env, "AUTH_FAILURES_GLOBAL_PER_MIN", { fallback: 300, min: 1 }),
+  };
+}
+
+/** What one connection, client or token may hold at once: subscriptions, tabs, ephemeral /cdp clients. */
 function quotaSettings(env: Env): Pick<Config, "maxSubscriptions" | "maxTabsPerClient" | "maxEphemeralClientsPerToken"> {
   return {
     maxSubscriptions: integer(env, "MAX_SUBSCRIPTIONS", { fallback: 256, min: 1 }),
@@ -208,6 +221,7 @@ function quotaSettings(env: Env): Pick<Config, "maxSubscriptions" | "maxTabsPerC
   };
 }
 
+/** Where the hub keeps files, and how many: uploads per tab, downloads per client and how long. */
 function fileSettings(env: Env): Pick<Config, "maxUploadBytes" | "dataDir" | "maxDownloadBytes" | "downloadTtlMs"> {
   return {
     maxUploadBytes: integer(env, "MAX_UPLOAD_BYTES", { fallback: 256 * 1024 * 1024, min: 1 }),

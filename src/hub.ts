@@ -77,24 +77,21 @@ export async function startHub(config: Config): Promise<Hub> {
   const router = new Router({ methods, services, validator, ...config, observer: services.metrics });
   // The DevTools client sends its own calls without "jsonrpc".
   const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer: services.metrics });
-  const authenticator = new Authenticator(config.tokens);
-  const agentKey = new Authenticator(config.agentKeys);
-  const { allowedOrigins, allowedHosts, host, allowOpen } = config;
   const sessions = new UiSessions();
-  const policy = new AccessPolicy({ tokens: authenticator, agentKeys: agentKey, allowedOrigins, allowedHosts, host, allowOpen, sessions });
+  const policy = accessPolicy(config, sessions);
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
   const sockets = new Set<WebSocket>();
   const serverId = uuidv4();
   const api = new HttpApi({ services, router, policy, maxBodyBytes: config.maxPayloadBytes, ...config, serverId, version: HUB_VERSION });
   const mcp = new McpFront({ services, router, tools: hubTools(contract), policy, version: HUB_VERSION, ...mcpLimits(config) });
-  const ui = new UiFront({ policy, sessions, maxBodyBytes: config.maxPayloadBytes });
+  const ui = new UiFront({ policy, sessions });
   const server = http.createServer(routeRequests({ api, mcp, ui, services, policy }));
   // Old eval-server deployments served the HTTP API on a port of its own.
   const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));
-  acceptUpgrades(server, { services, policy, router, agentRouter, agentKey, heartbeat, sockets, serverId });
+  acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId });
   if (policy.isWideOpen("orchestrator"))
     log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
-  else if (authenticator.isOpen) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
+  else if (config.tokens.length === 0) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
   let port: number;
   let apiPort: number | null;
   try {
@@ -142,6 +139,16 @@ function routeRequests(fronts: {
   };
 }
 
+/** Who may come in: the tokens, the agent keys, the operator's allowlists and the failed-authentication limits. */
+function accessPolicy(config: Config, sessions: UiSessions): AccessPolicy {
+  const { allowedOrigins, allowedHosts, host, allowOpen } = config;
+  return new AccessPolicy({
+    ...{ tokens: new Authenticator(config.tokens), agentKeys: new Authenticator(config.agentKeys), sessions },
+    ...{ allowedOrigins, allowedHosts, host, allowOpen },
+    failureLimits: { perSourcePerMinute: config.authFailuresPerMin, globalPerMinute: config.authFailuresGlobalPerMin },
+  });
+}
+
 /** The limits of the MCP front: the same as /rpc's, and how long a session may idle. */
 function mcpLimits(config: Config): Pick<McpFrontOptions, "maxBodyBytes" | "maxInflight" | "ratePerSec" | "idleMs"> {
   const { maxPayloadBytes: maxBodyBytes, maxInflight, ratePerSec, mcpSessionIdleMs: idleMs } = config;
@@ -178,7 +185,6 @@ interface UpgradeParts {
   policy: AccessPolicy;
   router: Router<HubServices>;
   agentRouter: Router<HubServices>;
-  agentKey: Authenticator;
   heartbeat: Heartbeat;
   sockets: Set<WebSocket>;
   serverId: string;
@@ -229,7 +235,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
         ...limits,
         router: parts.agentRouter,
         registry: services.agents,
-        agentKey: parts.agentKey,
+        checkKey: (secret) => policy.checkAgentKey(decision.peer, secret),
         authKey: config.authKey,
         legacyAuth: config.agentLegacyAuth,
         grant: decision.authenticated ? decision.grant : null,

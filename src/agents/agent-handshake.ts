@@ -1,6 +1,7 @@
 import { HubError } from "../errors.js";
 import { MAX_FRAME_DEPTH, tooDeep } from "../rpc/nesting.js";
-import type { Authenticator, Grant } from "../transport/auth.js";
+import type { Refusal } from "../transport/access-policy.js";
+import type { Grant } from "../transport/auth.js";
 import { AgentCalls } from "./agent-calls.js";
 import type { AgentRecord, AgentRegistry } from "./agent-registry.js";
 import { formatTarget, ID_PATTERN } from "../target-id.js";
@@ -16,7 +17,8 @@ export interface AgentSocket {
 /** How one agent connection is authenticated and registered. */
 export interface AgentHandshakeOptions {
   registry: AgentRegistry;
-  agentKey: Authenticator;
+  /** Checks the key presented in register (null: none): its grant, or the refusal (wrong key, or too many failures). */
+  checkKey(secret: string | null): Grant | Refusal;
   /** The AUTH_KEY itself, sent in auth_required only when legacy auth is on. */
   authKey: string | null;
   legacyAuth: boolean;
@@ -103,13 +105,13 @@ export class AgentHandshake {
     if (problem || typeof clientId !== "string")
       return this.#reject(typeof clientId === "string" ? clientId.slice(0, 300) : null, problem ?? "");
     if (this.#record) return this.#reject(clientId, "this connection has registered already; open a new one per tab");
-    const { agentKey, legacyAuth, authKey } = this.#options;
-    const secret = frame.secretKey;
-    const grant = this.#options.grant ?? (typeof secret === "string" ? agentKey.check(secret) : null);
+    const { legacyAuth, authKey, grant } = this.#options;
     if (grant) return this.#admit(clientId, frame.capabilities, grant);
-    if (typeof secret === "string") return this.#reject(clientId, "the secretKey is wrong");
-    if (!legacyAuth || authKey === null)
-      return this.#reject(clientId, "authentication required: connect with ?token=<AUTH_KEY> or send secretKey in register");
+    const secret = typeof frame.secretKey === "string" ? frame.secretKey : null;
+    if (secret !== null || !legacyAuth || authKey === null) {
+      const checked = this.#options.checkKey(secret);
+      return "status" in checked ? this.#reject(clientId, checked.message) : this.#admit(clientId, frame.capabilities, checked);
+    }
     this.#pending = { clientId, capabilities: frame.capabilities };
     // The shape the Browser Operator eval-server used, which its DevTools client waits for.
     this.#socket.sendFrame({ type: "registration_ack", clientId, status: "auth_required", serverSecretKey: authKey });

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type WebSocket from "ws";
 import { ErrorCode } from "../errors.js";
-import { HttpError, sendError, sendJson } from "../http/http-io.js";
+import { HttpError, refusalError, sendError, sendJson } from "../http/http-io.js";
 import type { HubServices } from "../services.js";
 import { isRefusal, type AccessPolicy } from "../transport/access-policy.js";
 import type { Grant } from "../transport/auth.js";
@@ -65,8 +65,7 @@ export async function answerCdpJson(
 ): Promise<void> {
   try {
     const decision = parts.policy.decide(request, url, "orchestrator");
-    if (isRefusal(decision))
-      throw new HttpError(decision.status, { code: decision.status === 403 ? ErrorCode.FORBIDDEN : 401, message: decision.message });
+    if (isRefusal(decision)) throw refusalError(decision);
     const choice = cdpClientOf(decision.grant, url, parts.services);
     if ("status" in choice) throw new HttpError(choice.status, { code: ErrorCode.FORBIDDEN, message: choice.message });
     const host = request.headers.host ?? `${parts.services.config.host}:${parts.services.config.port}`;

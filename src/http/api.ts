@@ -9,7 +9,7 @@ import type { HubServices } from "../services.js";
 import { isRefusal, type AccessPolicy } from "../transport/access-policy.js";
 import type { Grant } from "../transport/auth.js";
 import { clientSummaries } from "./client-summaries.js";
-import { HttpError, readJsonBody, sendError, sendJson } from "./http-io.js";
+import { HttpError, readJsonBody, refusalError, sendError, sendJson } from "./http-io.js";
 import { HttpLimits } from "./http-limits.js";
 import { closeTab, openTab, pageContent, pageExecute, pageScreenshot } from "./page-routes.js";
 import { runResponses } from "./responses-route.js";
@@ -114,8 +114,7 @@ export class HttpApi {
 
   #authorize(request: IncomingMessage, url: URL): Grant {
     const decision = this.#options.policy.decide(request, url, "orchestrator");
-    if (isRefusal(decision))
-      throw new HttpError(decision.status, { code: decision.status === 403 ? ErrorCode.FORBIDDEN : 401, message: decision.message });
+    if (isRefusal(decision)) throw refusalError(decision);
     return decision.grant;
   }
 

@@ -1,20 +1,36 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ErrorCode, HubError } from "../errors.js";
 import { MAX_FRAME_DEPTH, tooDeep } from "../rpc/nesting.js";
+import type { Refusal } from "../transport/access-policy.js";
 
-/** An HTTP failure: its status and the `{error: {code, message, data?}}` body. */
+/** An HTTP failure: its status, the `{error: {code, message, data?}}` body, and any headers it needs (Retry-After). */
 export class HttpError extends Error {
   readonly code: number | string;
   readonly data?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
 
   constructor(
     readonly status: number,
-    error: { code: number | string; message: string; data?: unknown },
+    error: { code: number | string; message: string; data?: unknown; headers?: Record<string, string> },
   ) {
     super(error.message);
     this.code = error.code;
     if (error.data !== undefined) this.data = error.data;
+    if (error.headers !== undefined) this.headers = error.headers;
   }
+}
+
+/** The HTTP failure of a refused request: 401, 403 FORBIDDEN, or 429 with Retry-After and `data.retryAfterMs`. */
+export function refusalError(refusal: Refusal): HttpError {
+  const { status, message, retryAfterMs } = refusal;
+  if (retryAfterMs !== undefined)
+    return new HttpError(status, {
+      code: status,
+      message,
+      data: { retryAfterMs },
+      headers: { "retry-after": String(Math.ceil(retryAfterMs / 1000)) },
+    });
+  return new HttpError(status, { code: status === 403 ? ErrorCode.FORBIDDEN : status, message });
 }
 
 const STATUS_BY_CODE = new Map<number, number>([
@@ -53,6 +69,7 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
 /** Writes an error as `{error: {code, message, data?}}` with the status that fits it. */
 export function sendError(response: ServerResponse, error: unknown): void {
   if (error instanceof HttpError) {
+    for (const [name, value] of Object.entries(error.headers ?? {})) response.setHeader(name, value);
     const body = { code: error.code, message: error.message, ...(error.data === undefined ? {} : { data: error.data }) };
     return sendJson(response, error.status, { error: body });
   }
@@ -61,13 +78,13 @@ export function sendError(response: ServerResponse, error: unknown): void {
   sendJson(response, statusOf(wire.code), { error: wire });
 }
 
-/** Reads a JSON object body of at most `limit` bytes (413 past it, 400 when it is not a JSON object). */
-export async function readJsonBody(request: IncomingMessage, limit: number): Promise<Record<string, unknown>> {
+/** Reads a JSON object body of at most `limit` bytes (413 past it, naming `cap`; 400 when it is not a JSON object). */
+export async function readJsonBody(request: IncomingMessage, limit: number, cap = "MAX_PAYLOAD"): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new HttpError(413, { code: 413, message: `the body is larger than ${limit} bytes (MAX_PAYLOAD)` });
+    if (size > limit) throw new HttpError(413, { code: 413, message: `the body is larger than ${limit} bytes (${cap})` });
     chunks.push(chunk as Buffer);
   }
   if (size === 0) return {};

@@ -1,16 +1,15 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { audit } from "../log.js";
-import { HttpError, readJsonBody, sendError, sendJson } from "./http-io.js";
-import { HttpLimits } from "./http-limits.js";
+import { ErrorCode } from "../errors.js";
+import { HttpError, readJsonBody, refusalError, sendError, sendJson } from "./http-io.js";
 import { isRefusal, type AccessPolicy } from "../transport/access-policy.js";
 import { SESSION_COOKIE, sessionIdOf, type UiSessions } from "../transport/ui-sessions.js";
 
-/** What the dashboard's door needs: who may come in, its sessions, and the body cap. */
+/** What the dashboard's door needs: who may come in (and how fast tokens may be tried), and its sessions. */
 export interface UiFrontOptions {
   policy: AccessPolicy;
   sessions: UiSessions;
-  maxBodyBytes: number;
 }
 
 // The page, its style sheet and its scripts are the hub's own files; nothing is loaded from anywhere else.
@@ -30,8 +29,8 @@ const PAGE_HEADERS = {
   "referrer-policy": "no-referrer",
   "cache-control": "no-cache",
 };
-// Sign-in attempts a second per peer address: a token cannot be guessed at speed.
-const SIGN_IN_PER_SEC = 5;
+// A sign-in's body is a token: read before anything is known of its sender, it is kept small.
+const SIGN_IN_MAX_BODY_BYTES = 16 * 1024;
 
 /**
  * The dashboard's door: `GET /ui` and its files, and `/ui/session`: sign in with a token (an HttpOnly, SameSite=Strict
@@ -40,7 +39,6 @@ const SIGN_IN_PER_SEC = 5;
  */
 export class UiFront {
   #options: UiFrontOptions;
-  #signIns = new HttpLimits(SIGN_IN_PER_SEC, SIGN_IN_PER_SEC);
   #cache = new Map<string, Buffer>();
 
   constructor(options: UiFrontOptions) {
@@ -73,7 +71,7 @@ export class UiFront {
     const { policy, sessions } = this.#options;
     if (request.method === "GET") {
       const decision = policy.decide(request, url, "orchestrator");
-      if (isRefusal(decision)) throw new HttpError(decision.status, { code: decision.status, message: decision.message });
+      if (isRefusal(decision)) throw refusalError(decision);
       const via = decision.grant.key === undefined ? "open" : "cookie";
       return sendJson(response, 200, { signedIn: true, scope: scopeList(decision.grant.scope), via });
     }
@@ -88,25 +86,26 @@ export class UiFront {
     return this.#signIn(request, response);
   }
 
+  /** Signs in: wrong tokens are limited by the access policy's failed-authentication limit, as at every door. */
   async #signIn(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const peer = request.socket.remoteAddress ?? "unknown";
-    const done = this.#signIns.start(`sign-in:${peer}`);
-    try {
-      const body = await readJsonBody(request, this.#options.maxBodyBytes);
-      const token = typeof body.token === "string" ? body.token : "";
-      const decision = this.#options.policy.signIn(request, token);
-      if (isRefusal(decision)) {
-        audit("ui.sign-in-refused", { peer, status: decision.status });
-        throw new HttpError(decision.status, { code: decision.status, message: decision.message });
-      }
-      const id = this.#options.sessions.open(decision.grant);
-      audit("ui.signed-in", { peer, grant: decision.grant.key ?? "none", scope: scopeList(decision.grant.scope) });
-      const maxAge = this.#options.sessions.ttlSeconds;
-      response.setHeader("set-cookie", `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`);
-      sendJson(response, 200, { signedIn: true, scope: scopeList(decision.grant.scope) });
-    } finally {
-      done();
+    const body = await readJsonBody(request, SIGN_IN_MAX_BODY_BYTES, "a sign-in is {token}");
+    const token = typeof body.token === "string" ? body.token : "";
+    const decision = this.#options.policy.signIn(request, token);
+    if (isRefusal(decision)) {
+      audit("ui.sign-in-refused", { peer, status: decision.status });
+      throw refusalError(decision);
     }
+    const id = this.#options.sessions.open(decision.grant);
+    if (id === null)
+      throw new HttpError(503, {
+        code: ErrorCode.OVERLOADED,
+        message: "the hub holds as many dashboard sessions as it keeps; sign out of sessions no longer used, or retry later",
+      });
+    audit("ui.signed-in", { peer, grant: decision.grant.key ?? "none", scope: scopeList(decision.grant.scope) });
+    const maxAge = this.#options.sessions.ttlSeconds;
+    response.setHeader("set-cookie", `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`);
+    sendJson(response, 200, { signedIn: true, scope: scopeList(decision.grant.scope) });
   }
 
   async #read(file: URL): Promise<Buffer> {

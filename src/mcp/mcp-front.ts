@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { toWebRequest } from "@modelcontextprotocol/node";
 import { isLegacyRequest } from "@modelcontextprotocol/server";
 import { ErrorCode, HubError } from "../errors.js";
-import { HttpError, readJsonBody, sendError } from "../http/http-io.js";
+import { HttpError, readJsonBody, refusalError, sendError } from "../http/http-io.js";
 import { HttpLimits } from "../http/http-limits.js";
 import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
@@ -72,8 +72,7 @@ export class McpFront {
 
   async #handle(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
     const decision = this.#options.policy.decide(request, url, "orchestrator");
-    if (isRefusal(decision))
-      throw new HttpError(decision.status, { code: decision.status === 403 ? ErrorCode.FORBIDDEN : 401, message: decision.message });
+    if (isRefusal(decision)) throw refusalError(decision);
     const grant = decision.grant;
     const grantKey = grantKeyOf(grant);
     const body = request.method === "POST" ? await readJsonBody(request, this.#options.maxBodyBytes) : undefined;

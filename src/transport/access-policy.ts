@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { isForeignOrigin, isLoopback, tokenFromRequest, type Authenticator, type Grant } from "./auth.js";
+import { AuthFailures, sourceOf, type AuthFailureLimits } from "./auth-failures.js";
 import { sessionIdOf, type UiSessions } from "./ui-sessions.js";
 
 /** Which door a request comes through: orchestrators (/rpc and the HTTP API) or agents (/ and /agent). */
@@ -11,10 +12,11 @@ export interface Admission {
   authenticated: boolean;
 }
 
-/** Why a request was refused, as an HTTP status and a message that says what to do. */
+/** Why a request was refused, as an HTTP status and a message that says what to do (429: and when to retry). */
 export interface Refusal {
-  status: 401 | 403;
+  status: 401 | 403 | 429;
   message: string;
+  retryAfterMs?: number;
 }
 
 /** What the policy is made of: orchestrator tokens, agent keys, and the operator's allowlists. */
@@ -30,21 +32,27 @@ export interface AccessPolicyOptions {
   allowOpen: boolean;
   /** The dashboard's sign-ins: a session cookie stands for its token on the orchestrator door, from the hub's own pages. */
   sessions?: UiSessions;
+  /** AUTH_FAILURES_PER_MIN and AUTH_FAILURES_GLOBAL_PER_MIN (default 20 and 300). */
+  failureLimits?: AuthFailureLimits;
 }
 
 // The DevTools panel a Browser Operator agent lives in opens its socket with this Origin.
 const DEVTOOLS_ORIGIN = "devtools://devtools";
+const DEFAULT_FAILURE_LIMITS: AuthFailureLimits = { perSourcePerMinute: 20, globalPerMinute: 300 };
 
 /**
  * The one place that decides who may come in, for WebSocket upgrades and HTTP requests alike: the Origin allowlist,
  * then, on a door with no token (or agent key) configured, loopback peers only (unless ALLOW_OPEN) and a Host header
- * of this machine's (so a web page cannot reach the hub by DNS rebinding), then the token.
+ * of this machine's (so a web page cannot reach the hub by DNS rebinding), then the failed-authentication limit
+ * (429 without reading the credential), then the token; every failed check is counted against its source.
  */
 export class AccessPolicy {
   #options: AccessPolicyOptions;
+  #failures: AuthFailures;
 
   constructor(options: AccessPolicyOptions) {
     this.#options = options;
+    this.#failures = new AuthFailures(options.failureLimits ?? DEFAULT_FAILURE_LIMITS);
   }
 
   /** Whether a door serves every peer without a token (ALLOW_OPEN on a hub with none), for the start-up warning. */
@@ -58,13 +66,32 @@ export class AccessPolicy {
     if (originRefusal) return originRefusal;
     const keys = this.#keysOf(door);
     if (keys.isOpen) return this.#openDoor(request, door);
+    const source = sourceOf(request.socket.remoteAddress);
+    const throttled = this.#throttled(source);
+    if (throttled) return throttled;
     const token = tokenFromRequest(request, url);
     if (token === null && door === "agent") return { grant: { scope: null }, authenticated: false };
     const grant = keys.check(token) ?? (token === null && door === "orchestrator" ? this.#sessionGrant(request) : null);
-    if (grant) return { grant, authenticated: true };
+    if (grant) return this.#admitted(source, grant);
+    this.#failures.failed(source);
     if (door === "agent")
       return { status: 401, message: "the agent key is wrong: use one of the hub's agent keys (AUTH_KEY or AGENT_KEYS) as ?token=<key>" };
     return { status: 401, message: "a valid token is required: send Authorization: Bearer <token> or ?token=<token>" };
+  }
+
+  /**
+   * Checks the key an agent presents in register (null: none, where one is required), from peer `address`: its
+   * grant, 401 when it is wrong or missing, 429 while the source is over the failed-authentication limit.
+   */
+  checkAgentKey(address: string | undefined, secret: string | null): Grant | Refusal {
+    const source = sourceOf(address);
+    const throttled = this.#throttled(source);
+    if (throttled) return throttled;
+    const grant = secret === null ? null : this.#options.agentKeys.check(secret);
+    if (grant) return this.#admitted(source, grant).grant;
+    this.#failures.failed(source);
+    if (secret !== null) return { status: 401, message: "the secretKey is wrong" };
+    return { status: 401, message: "authentication required: connect with ?token=<AUTH_KEY> or send secretKey in register" };
   }
 
   /**
@@ -76,9 +103,23 @@ export class AccessPolicy {
     if (originRefusal) return originRefusal;
     const { tokens } = this.#options;
     if (tokens.isOpen) return this.#openDoor(request, "orchestrator");
+    const source = sourceOf(request.socket.remoteAddress);
+    const throttled = this.#throttled(source);
+    if (throttled) return throttled;
     const grant = tokens.check(token);
-    if (grant) return { grant, authenticated: true };
+    if (grant) return this.#admitted(source, grant);
+    this.#failures.failed(source);
     return { status: 401, message: "that token is not one of this hub's: sign in with a token from HUB_TOKEN or HUB_TOKENS" };
+  }
+
+  #throttled(source: string): Refusal | null {
+    const throttle = this.#failures.throttle(source);
+    return throttle && { status: 429, message: throttle.message, retryAfterMs: throttle.retryAfterMs };
+  }
+
+  #admitted(source: string, grant: Grant): Admission {
+    this.#failures.succeeded(source);
+    return { grant, authenticated: true };
   }
 
   #checkOrigin(request: IncomingMessage, door: Door): Refusal | null {

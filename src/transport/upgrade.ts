@@ -12,10 +12,11 @@ export interface AcceptedUpgrade {
   authenticated: boolean;
 }
 
-/** Why an upgrade was refused, as an HTTP status and a message for people. */
+/** Why an upgrade was refused, as an HTTP status and a message for people (429: and when to retry). */
 export interface RefusedUpgrade {
   status: 400 | 401 | 403 | 404 | 429 | 503;
   message: string;
+  retryAfterMs?: number;
 }
 
 const ENDPOINTS: Readonly<Record<string, AcceptedUpgrade["endpoint"]>> = { "/rpc": "rpc", "/": "agent", "/agent": "agent", "/cdp": "cdp" };
@@ -28,7 +29,7 @@ const REASONS: Readonly<Record<RefusedUpgrade["status"], string>> = {
   503: "Service Unavailable",
 };
 
-/** Decides an upgrade before any 101: the path (404), then the access policy (Origin, Host, peer: 403; token: 401). */
+/** Decides an upgrade before any 101: the path (404), then the access policy (Origin, Host, peer: 403; failed-auth limit: 429; token: 401). */
 export function decideUpgrade(request: IncomingMessage, policy: AccessPolicy): AcceptedUpgrade | RefusedUpgrade {
   const url = new URL(request.url ?? "/", "http://hub.invalid");
   const endpoint = ENDPOINTS[url.pathname];
@@ -45,8 +46,11 @@ export function decideUpgrade(request: IncomingMessage, policy: AccessPolicy): A
 
 /** Answers a refused upgrade with a plain HTTP response and closes the socket, so no 101 is ever sent. */
 export function refuseUpgrade(socket: Duplex, refusal: RefusedUpgrade): void {
-  const body = JSON.stringify({ error: { code: refusal.status, message: refusal.message } });
+  const { status, message, retryAfterMs } = refusal;
+  const data = retryAfterMs === undefined ? {} : { data: { retryAfterMs } };
+  const body = JSON.stringify({ error: { code: status, message, ...data } });
+  const retryAfter = retryAfterMs === undefined ? "" : `Retry-After: ${Math.ceil(retryAfterMs / 1000)}\r\n`;
   socket.end(
-    `HTTP/1.1 ${refusal.status} ${REASONS[refusal.status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${REASONS[status]}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n${retryAfter}Connection: close\r\n\r\n${body}`,
   );
 }

@@ -205,7 +205,14 @@ describe(`fuzzing the agent endpoint with ${FRAME_COUNT.toLocaleString("en")} fr
   before(async () => {
     process.on("unhandledRejection", onCrash);
     process.on("uncaughtExceptionMonitor", onCrash);
-    hub = await startTestHub({ HUB_TOKEN: CONTROL_TOKEN, AUTH_KEY: AGENT_KEY, DEFAULT_TIMEOUT_MS: "3000" });
+    // Its registers with wrong keys come from one address faster than AUTH_FAILURES_PER_MIN (tested in auth-failures.test.ts).
+    hub = await startTestHub({
+      HUB_TOKEN: CONTROL_TOKEN,
+      AUTH_KEY: AGENT_KEY,
+      DEFAULT_TIMEOUT_MS: "3000",
+      AUTH_FAILURES_PER_MIN: "100000",
+      AUTH_FAILURES_GLOBAL_PER_MIN: "100000",
+    });
     control = await connectClient(hub, { token: CONTROL_TOKEN });
     const own = await openTab(control, "about:blank", { clientId: AGENT_CLIENT });
     const foreign = await openTab(control, "about:blank", { clientId: "fuzzother" });

@@ -45,7 +45,11 @@ describe("security (real hubs, real Chromium)", function () {
 
   before(async () => {
     [guarded, locked] = await Promise.all([
-      startTestHub({ HUB_TOKEN: FULL, HUB_TOKENS: `${SCOPED}:alpha`, AUTH_KEY: AGENT_KEY, ALLOWED_ORIGINS: "https://allowed.example" }),
+      // This file tries some hundred wrong tokens from one address; the failed-authentication limit has its own tests.
+      startTestHub({
+        ...{ HUB_TOKEN: FULL, HUB_TOKENS: `${SCOPED}:alpha`, AUTH_KEY: AGENT_KEY, ALLOWED_ORIGINS: "https://allowed.example" },
+        ...{ AUTH_FAILURES_PER_MIN: "10000", AUTH_FAILURES_GLOBAL_PER_MIN: "10000" },
+      }),
       startTestHub({ EVALUATE_ENABLED: "false", ALLOW_URL_SCHEMES: "file,chrome,javascript", RATE_LIMIT_PER_SEC: "0" }),
     ]);
   });

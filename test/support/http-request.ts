@@ -1,3 +1,4 @@
+import http from "node:http";
 import WebSocket from "ws";
 
 export interface Reply {
@@ -64,4 +65,68 @@ export function upgradeStatus(url: string, headers: Record<string, string> = {})
     });
     ws.once("error", reject);
   });
+}
+
+/** What a door answered one request from a chosen source: its status, Retry-After, and the JSON body. */
+export interface SourcedReply {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  retryAfter: string | undefined;
+  body: { error?: { code: unknown; message: string; data?: { retryAfterMs?: number } } } & Record<string, unknown>;
+}
+
+/** One HTTP request from a chosen loopback source address (127.0.0.x are all this machine), as `request` sends it. */
+export function requestFrom(
+  port: number,
+  localAddress: string,
+  sent: { methodAndPath: string; token?: string; body?: unknown; headers?: Record<string, string> },
+): Promise<SourcedReply> {
+  const [method, path] = sent.methodAndPath.split(" ");
+  const body = sent.body === undefined ? undefined : JSON.stringify(sent.body);
+  const headers: Record<string, string> = { "content-type": "application/json", ...sent.headers };
+  if (sent.token !== undefined) headers.authorization = `Bearer ${sent.token}`;
+  return new Promise((resolve, reject) => {
+    const outgoing = http.request({ host: "127.0.0.1", port, method, path, headers, localAddress, agent: false }, (response) => {
+      const retryAfter = response.headers["retry-after"];
+      // A stream (an MCP answer as server-sent events) is not read to its end: its status is the answer.
+      if (response.headers["content-type"]?.startsWith("text/event-stream")) {
+        response.destroy();
+        return resolve({ status: response.statusCode ?? 0, headers: response.headers, retryAfter, body: {} });
+      }
+      let text = "";
+      response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, retryAfter, body: parseOr(text) }));
+    });
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+/** An upgrade from a chosen loopback source address: 101 (the socket is closed again at once) or the refusal. */
+export function upgradeFrom(url: string, localAddress: string, headers: Record<string, string> = {}): Promise<SourcedReply> {
+  const ws = new WebSocket(url, { localAddress, headers });
+  return new Promise((resolve, reject) => {
+    ws.once("unexpected-response", (_request, response) => {
+      let text = "";
+      response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+      response.on("end", () => {
+        ws.terminate();
+        const { statusCode, headers } = response;
+        resolve({ status: statusCode ?? 0, headers, retryAfter: headers["retry-after"], body: parseOr(text) });
+      });
+    });
+    ws.once("open", () => {
+      ws.close();
+      resolve({ status: 101, headers: {}, retryAfter: undefined, body: {} });
+    });
+    ws.once("error", reject);
+  });
+}
+
+function parseOr(text: string): SourcedReply["body"] {
+  try {
+    return JSON.parse(text) as SourcedReply["body"];
+  } catch {
+    return {};
+  }
 }
