@@ -66,7 +66,7 @@ export interface Config {
   maxUploadBytes: number;
   /** Where the hub keeps its files (DATA_DIR): downloads, a folder per client. */
   dataDir: string;
-  /** Bytes one download, and one client's kept downloads together, may reach (MAX_DOWNLOAD_BYTES). */
+  /** Bytes one download, and one client's downloads together (running and kept), may reach (MAX_DOWNLOAD_BYTES). */
   maxDownloadBytes: number;
   /** How long a finished download is kept (DOWNLOAD_TTL_MS). */
   downloadTtlMs: number;
