@@ -63,16 +63,17 @@ export class ClientTools {
     if (this.#closed.signal.aborted) return;
     this.#closed.abort();
     for (const inflight of this.#running) inflight.cancelAll(new HubError("CANCELLED", `the MCP client ended (${why})`));
-    // The cleanup runs as the client, on a connection of its own that is not closing.
-    const connection = this.#connection(new InflightTable(), new AbortController().signal);
+    // The cleanup runs as the client, each call on a connection of its own that is not closing (a connection's
+    // in-flight table holds one invoke at a time: the router gives every invoke the same id).
+    const connection = (): ConnectionState => this.#connection(new InflightTable(), new AbortController().signal);
     try {
-      const { tabs } = (await this.#parts.router.invoke("tabs.list", { clientId: this.clientId }, connection)) as {
+      const { tabs } = (await this.#parts.router.invoke("tabs.list", { clientId: this.clientId }, connection())) as {
         tabs: { target: string }[];
       };
       await Promise.all(
         tabs.map((tab) =>
           this.#parts.router
-            .invoke("tabs.close", { target: tab.target, timeoutMs: CLOSE_TAB_TIMEOUT_MS }, connection)
+            .invoke("tabs.close", { target: tab.target, timeoutMs: CLOSE_TAB_TIMEOUT_MS }, connection())
             .catch(() => undefined),
         ),
       );
