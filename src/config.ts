@@ -45,7 +45,7 @@ export interface Config {
   defaultClientId: string;
   /** A client with no tab and no agent this long has its browser context disposed (milliseconds). */
   clientIdleMs: number;
-  /** An MCP session with no request for this long ends, its tabs closed (MCP_SESSION_IDLE_MS). */
+  /** An MCP session with no request for this long ends, the tabs it opened closed (MCP_SESSION_IDLE_MS). */
   mcpSessionIdleMs: number;
   defaultTimeoutMs: number;
   maxTimeoutMs: number;

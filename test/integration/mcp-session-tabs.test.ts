@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Hub } from "../../src/hub.js";
@@ -6,10 +7,11 @@ import { collect } from "../support/collect.js";
 import { result } from "../support/mcp-tools.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import type { TestRpcClient } from "../support/rpc-client.js";
-import { openTab } from "../support/tabs.js";
+import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connect, startTestHub } from "../support/test-hub.js";
 
 const FULL_TOKEN = "mcp-tabs-full-token";
+const ALPHA_TOKEN = "mcp-tabs-token-alpha";
 
 interface TabEvent {
   target: string;
@@ -29,7 +31,14 @@ async function session(hub: Hub, token: string, clientId?: string): Promise<{ cl
   return { client, transport };
 }
 
-describe("MCP: a session's end closes its tabs (real hub, real Chromium)", function () {
+/** A 2026-07-28 client: no session, each request acting as the client its URL names. */
+async function modernClient(hub: Hub, token: string, clientId: string): Promise<ModernClient> {
+  const client = new ModernClient({ name: "tabwire-test-2026", version: "1.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+  await client.connect(new ModernTransport(mcpUrl(hub, clientId), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  return client;
+}
+
+describe("MCP: a session's end closes the tabs it opened, and no other tab of its client (real hub, real Chromium)", function () {
   this.timeout(60_000);
   let hub: Hub;
   let site: FixtureServer;
@@ -39,6 +48,7 @@ describe("MCP: a session's end closes its tabs (real hub, real Chromium)", funct
     site = await startFixtureServer();
     hub = await startTestHub({
       HUB_TOKEN: FULL_TOKEN,
+      HUB_TOKENS: `${ALPHA_TOKEN}:alpha`,
       AUTH_KEY: "mcp-tabs-agent-key",
       MCP_SESSION_IDLE_MS: "3000",
     });
@@ -63,6 +73,72 @@ describe("MCP: a session's end closes its tabs (real hub, real Chromium)", funct
   async function listed(rpc: TestRpcClient, clientId: string): Promise<string[]> {
     return (await rpc.call<{ tabs: { target: string }[] }>("tabs.list", { clientId })).tabs.map((tab) => tab.target).sort();
   }
+
+  it("a scoped token's 2025 session ended by DELETE closes its tab and that tab's popup; the /rpc tab and another session's stay, usable", async () => {
+    const rpc = await connect(hub, { token: ALPHA_TOKEN });
+    const rpcTab = await openTab(rpc, site.url("index.html"));
+    const [one, two] = await Promise.all([session(hub, ALPHA_TOKEN), session(hub, ALPHA_TOKEN)]);
+    try {
+      const mine = await result<{ target: string; clientId: string }>(one.client, "tabs_open", { url: site.url("index.html") });
+      const theirs = await result<{ target: string }>(two.client, "tabs_open", { url: site.url("index.html") });
+      expect(mine.clientId).to.equal("alpha");
+      const known = [rpcTab.target, mine.target, theirs.target];
+      const popupOpened = collect<TabEvent>(watcher, "tab.opened", (all) => all.some((tab) => !known.includes(tab.target)));
+      await result(one.client, "evaluate", {
+        target: mine.target,
+        expression: `window.open(${JSON.stringify(site.url("other.html"))}); 1`,
+      });
+      const popup = (await popupOpened).find((tab) => !known.includes(tab.target))?.target as string;
+      expect(popup).to.match(/^alpha:/);
+      const gone = closedAll([mine.target, popup]);
+      await one.transport.terminateSession();
+      await gone;
+      expect(await listed(rpc, "alpha")).to.deep.equal([rpcTab.target, theirs.target].sort());
+      expect(await evaluate(rpc, rpcTab.target, "document.title")).to.include({ value: "Fixture Home" });
+      const read = await result<{ value: string }>(two.client, "evaluate", { target: theirs.target, expression: "document.title" });
+      expect(read.value).to.equal("Fixture Home");
+      // The other session's end takes its own tab; the /rpc tab still stays.
+      const theirsGone = closedAll([theirs.target]);
+      await two.transport.terminateSession();
+      await theirsGone;
+      expect(await listed(rpc, "alpha")).to.deep.equal([rpcTab.target]);
+    } finally {
+      await Promise.all([one.client.close(), two.client.close()]);
+      await closeTab(rpc, rpcTab.target);
+      await rpc.close();
+    }
+  });
+
+  it("a full token's 2025 session naming a client (?clientId=) closes only its own tab when it ends", async () => {
+    const rpcTab = await openTab(watcher, site.url("index.html"), { clientId: "named-25" });
+    const named = await session(hub, FULL_TOKEN, "named-25");
+    try {
+      const mine = await result<{ target: string }>(named.client, "tabs_open", { url: site.url("index.html") });
+      const gone = closedAll([mine.target]);
+      await named.transport.terminateSession();
+      await gone;
+      expect(await listed(watcher, "named-25")).to.deep.equal([rpcTab.target]);
+      expect(await evaluate(watcher, rpcTab.target, "document.title")).to.include({ value: "Fixture Home" });
+    } finally {
+      await named.client.close();
+      await closeTab(watcher, rpcTab.target);
+    }
+  });
+
+  it("a 2026-07-28 client idle past MCP_SESSION_IDLE_MS closes the tab it opened; the /rpc tab of the same client stays, usable", async () => {
+    const rpcTab = await openTab(watcher, site.url("index.html"), { clientId: "named-26" });
+    const modern = await modernClient(hub, FULL_TOKEN, "named-26");
+    try {
+      const mine = await result<{ target: string }>(modern, "tabs_open", { url: site.url("index.html") });
+      expect(mine.target.startsWith("named-26:")).to.equal(true);
+      await closedAll([mine.target]);
+      expect(await listed(watcher, "named-26")).to.deep.equal([rpcTab.target]);
+      expect(await evaluate(watcher, rpcTab.target, "document.title")).to.include({ value: "Fixture Home" });
+    } finally {
+      await modern.close();
+      await closeTab(watcher, rpcTab.target);
+    }
+  });
 
   it("a full token's 2025 session with a client of its own takes every tab of that client when it ends", async () => {
     const own = await session(hub, FULL_TOKEN);
