@@ -45,7 +45,7 @@ export interface Config {
   defaultClientId: string;
   /** A client with no tab and no agent this long has its browser context disposed (milliseconds). */
   clientIdleMs: number;
-  /** An MCP session with no request for this long ends, its tabs closed (MCP_SESSION_IDLE_MS). */
+  /** An MCP session with no request for this long ends, the tabs it opened closed (MCP_SESSION_IDLE_MS). */
   mcpSessionIdleMs: number;
   defaultTimeoutMs: number;
   maxTimeoutMs: number;
@@ -72,7 +72,7 @@ export interface Config {
   maxUploadBytes: number;
   /** Where the hub keeps its files (DATA_DIR): downloads, a folder per client. */
   dataDir: string;
-  /** Bytes one download, and one client's kept downloads together, may reach (MAX_DOWNLOAD_BYTES). */
+  /** Bytes one download, and one client's downloads together (running and kept), may reach (MAX_DOWNLOAD_BYTES). */
   maxDownloadBytes: number;
   /** How long a finished download is kept (DOWNLOAD_TTL_MS). */
   downloadTtlMs: number;
