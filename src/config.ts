@@ -66,7 +66,7 @@ export interface Config {
   maxSubscriptions: number;
   /** Tabs one client may have open (its popups count too). */
   maxTabsPerClient: number;
-  /** `?ephemeral=true` /cdp clients one token may hold at once (MAX_EPHEMERAL_CLIENTS_PER_TOKEN). */
+  /** /cdp clients of their own (`?ephemeral=true`, contexts a connection makes) one token may hold at once. */
   maxEphemeralClientsPerToken: number;
   /** Bytes of uploaded files a tab may hold (MAX_UPLOAD_BYTES). */
   maxUploadBytes: number;

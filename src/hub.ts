@@ -230,7 +230,10 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       heartbeat.track(ws);
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
       if (decision.endpoint === "rpc") return void new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits });
-      if (cdpClient !== null) return openCdpProxy(ws, cdpClient, services);
+      if (cdpClient !== null) {
+        const takePlace = (): (() => void) | null => ephemeral.take(decision.grant.key ?? "");
+        return openCdpProxy(ws, { ...cdpClient, takePlace }, services);
+      }
       openAgentPeer(ws, {
         ...limits,
         router: parts.agentRouter,
