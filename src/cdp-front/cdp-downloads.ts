@@ -8,8 +8,8 @@ export interface CdpDownloadsOptions {
   isOwnPage: (frameId: string) => boolean;
   /** Sends an event to the caller. */
   emit: (message: object) => void;
-  /** Cancels one of the client's downloads. */
-  cancel: (guid: string) => void;
+  /** Cancels one of the client's downloads, started by the page `frameId`. */
+  cancel: (download: { guid: string; frameId: string }) => void;
 }
 
 const BEHAVIORS: ReadonlySet<string> = new Set(["deny", "allow", "allowAndName", "default"]);
@@ -59,7 +59,7 @@ export class CdpDownloads {
 
   #onWillBegin = (event: Protocol.Browser.DownloadWillBeginEvent): void => {
     if (!this.#options.isOwnPage(event.frameId)) return;
-    if (this.#behavior === "deny") return this.#options.cancel(event.guid);
+    if (this.#behavior === "deny") return this.#options.cancel(event);
     if (!this.#eventsEnabled) return;
     this.#told.add(event.guid);
     this.#options.emit({ method: "Browser.downloadWillBegin", params: event });

@@ -69,7 +69,7 @@ export class CdpProxy {
     this.#downloads = new CdpDownloads(this.#connection, {
       isOwnPage: (frameId) => this.#isOwnPage(frameId),
       emit: (message) => this.#emit(message),
-      cancel: (guid) => void this.#cancelDownload(guid),
+      cancel: (download) => void this.#cancelDownload(download),
     });
     this.#listen();
     ws.on("message", (data, isBinary) => this.#onFrame(isBinary ? null : data.toString()));
@@ -209,8 +209,11 @@ export class CdpProxy {
     return contextId === undefined ? rest : { ...rest, browserContextId: contextId };
   }
 
-  async #cancelDownload(guid: string): Promise<void> {
-    await this.#send("Browser.cancelDownload", await this.#inContext({ guid })).catch(() => undefined);
+  /** Cancels a download in the context of the page that started it (the main client's or one the connection made). */
+  async #cancelDownload({ guid, frameId }: { guid: string; frameId: string }): Promise<void> {
+    const { clients } = this.#options.services;
+    const context = clients.contexts.existing(clients.ownerOf(frameId)) ?? {};
+    await this.#send("Browser.cancelDownload", { guid, ...context }).catch(() => undefined);
   }
 
   async #createTarget(params: Record<string, unknown>): Promise<unknown> {

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { chromium } from "playwright-core";
 import type { Hub } from "../../src/hub.js";
+import { collect } from "../support/collect.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { RawCdp } from "../support/raw-cdp.js";
 import { connect, startTestHub } from "../support/test-hub.js";
@@ -78,6 +79,37 @@ describe("/cdp: browser.newContext() makes a client of its own, isolated, within
       await mainPage.close();
     } finally {
       await browser.close();
+    }
+  });
+
+  it("'deny' cancels the downloads of a context the connection made, in that context", async () => {
+    const alpha = await RawCdp.open(`${hub.url}/cdp`, ALPHA_TOKEN);
+    const watcher = await connect(hub, { token: FULL_TOKEN });
+    try {
+      await watcher.call("events.subscribe", { topics: ["downloads"] });
+      const creation = await alpha.send("Target.createBrowserContext");
+      expect(creation.error).to.equal(undefined);
+      const made = creation.result as { browserContextId: string };
+      const created = await alpha.send("Target.createTarget", { url: "about:blank", browserContextId: made.browserContextId });
+      const { targetId } = created.result as { targetId: string };
+      const { sessionId } = (await alpha.send("Target.attachToTarget", { targetId, flatten: true })).result as { sessionId: string };
+      await alpha.send("Page.enable", {}, sessionId);
+      const loaded = alpha.event((event) => event.method === "Page.loadEventFired" && event.sessionId === sessionId);
+      await alpha.send("Page.navigate", { url: site.url("form.html") }, sessionId);
+      await loaded;
+      await alpha.send("Browser.setDownloadBehavior", { behavior: "deny", browserContextId: made.browserContextId });
+      const finished = collect<{ state: string; clientId: string }>(watcher, "download.finished", { done: (all) => all.length > 0 });
+      const download =
+        "{ const a = document.createElement('a'); a.href = URL.createObjectURL(new Blob(['x'])); a.download = 'x.txt';" +
+        " document.documentElement.append(a); a.click(); }";
+      await alpha.send("Runtime.evaluate", { expression: download }, sessionId);
+      const [done] = await finished;
+      expect(done).to.include({ state: "canceled" });
+      expect(done?.clientId).to.match(/^cdp-/);
+      expect((await alpha.send("Target.disposeBrowserContext", { browserContextId: made.browserContextId })).result).to.deep.equal({});
+    } finally {
+      alpha.close();
+      await watcher.close();
     }
   });
 
