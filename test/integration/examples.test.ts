@@ -78,7 +78,7 @@ describe("examples/, each run as its header says against a real hub with a token
   it("orchestrator.mjs with a wrong token fails with the hub's refusal, not a hang", async () => {
     const run = await runExample("orchestrator.mjs", { ...env, TABWIRE_TOKEN: "not-the-token" });
     expect(run.code).to.not.equal(0);
-    expect(run.stderr).to.match(/ConnectionClosedError: .*401/);
+    expect(run.stderr).to.match(/HubRefusedError: .*401/);
   });
 
   it("mcp.json: its command, launched from a folder outside the clone with the hub in its environment, lists the hub's tools and opens a tab", async () => {
