@@ -73,6 +73,11 @@ export class CdpProxy {
       isOwnPage: (frameId) => this.#isOwnPage(frameId),
       emit: (message) => this.#emit(message),
       cancel: (guid) => void this.#cancelDownload(guid),
+      refuse: async (refused) => {
+        // The client's context exists once this resolves: its behavior is set on it.
+        await this.#context.catch(() => undefined);
+        await options.services.downloads.refuse(options.clientId, refused);
+      },
     });
     this.#listen();
     ws.on("message", (data, isBinary) => this.#onFrame(isBinary ? null : data.toString()));
