@@ -86,7 +86,7 @@ describe("actions: trusted input, actionability and waits (real hub, real Chromi
     const { root } = await client.call("snapshot", { target: tab.target });
     expect(await client.call("click", { target: tab.target, ref: root.ref })).to.deep.equal({ ok: true });
     expect(await read("bodyClicks")).to.deep.equal([true]);
-    expect(await client.call("type", { target: tab.target, ref: root.ref, text: "x", timeoutMs: 2_000 })).to.deep.equal({ ok: true });
+    expect(await client.call("type", { target: tab.target, ref: root.ref, text: "x", timeoutMs: 10_000 })).to.deep.equal({ ok: true });
     const refused = await failureOf(client.call("fill", { target: tab.target, ref: root.ref, value: "x" }));
     expect(refused.code).to.equal(ErrorCode.INVALID_PARAMS);
     expect(refused.message).to.include("body");
@@ -311,7 +311,7 @@ describe("actions under EVALUATE_ENABLED=false (real hub)", function () {
     try {
       const tab = await openTab(client, site.url("actions.html"));
       await client.call("click", { target: tab.target, selector: "#btn" });
-      expect(await client.call("wait.for", { target: tab.target, text: "Pressed 1", timeoutMs: 2_000 })).to.include({ ok: true });
+      expect(await client.call("wait.for", { target: tab.target, text: "Pressed 1", timeoutMs: 10_000 })).to.include({ ok: true });
       expect((await rpcFailure(client.call("evaluate", { target: tab.target, expression: "1" }))).code).to.equal(ErrorCode.FORBIDDEN);
     } finally {
       await client.close();

@@ -257,7 +257,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
         [2, two],
         [3, three],
       ] as const) {
-        const result = await caller.call<{ output: string }>("agent.run", { target, input: `from ${n}`, timeoutMs: 5_000 });
+        const result = await caller.call<{ output: string }>("agent.run", { target, input: `from ${n}`, timeoutMs: 15_000 });
         expect(result.output, `agent.run from instance ${n}`).to.equal(`${expected}: from ${n}`);
       }
     };
@@ -327,7 +327,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     await agent(2, "scout", "back on two");
     // The event goes out once the registry names instance 2 as its owner, well within the dead owner's TTL.
     await ready;
-    const result = await one.call<{ output: string }>("agent.run", { target: "scout:default", input: "hello", timeoutMs: 5_000 });
+    const result = await one.call<{ output: string }>("agent.run", { target: "scout:default", input: "hello", timeoutMs: 15_000 });
     expect(result.output).to.equal("back on two: hello");
   });
 

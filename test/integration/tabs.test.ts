@@ -187,7 +187,7 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
       // The budget's timer cannot fire before the hub has sent Target.createTarget, and Chrome takes longer than 1 ms.
       expect((await failure(client.call("tabs.open", { url: "about:blank", timeoutMs: 1 }))).code).to.equal(-32001);
       const [late] = await opened;
-      await collect(watcher, "tab.closed", { done: (all) => all.some((t) => t.target === late?.target), timeoutMs: 5_000 });
+      await collect(watcher, "tab.closed", { done: (all) => all.some((t) => t.target === late?.target), timeoutMs: 20_000 });
       const { tabs } = await client.call("tabs.list", {});
       expect(tabs.map((t) => t.tabId)).to.not.include(late?.tabId);
     } finally {

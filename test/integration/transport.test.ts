@@ -161,7 +161,7 @@ describe("transport: auth, origins, limits, heartbeat, shutdown (real hub)", fun
       void client.call("evaluate", { target, expression, timeoutMs: 20_000 }).catch(() => undefined);
       await fixtures.waitForMark("gone");
       await client.close();
-      expect(await observer.call("evaluate", { target, expression: "1 + 1", timeoutMs: 3_000 })).to.deep.equal({
+      expect(await observer.call("evaluate", { target, expression: "1 + 1", timeoutMs: 10_000 })).to.deep.equal({
         type: "number",
         value: 2,
       });
