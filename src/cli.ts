@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
 import type { CliIo } from "./cli/cli-support.js";
 import { COMMAND_HELP, USAGE, wantsHelp } from "./cli/usage.js";
 
@@ -24,8 +23,8 @@ if (help !== undefined && wantsHelp(rest)) {
   const { runEval } = await import("./cli/eval-command.js");
   process.exitCode = await runEval(rest, io);
 } else if (command === "--version" || command === "-v") {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  process.stdout.write(`${pkg.version}\n`);
+  const { HUB_VERSION } = await import("./version.js");
+  process.stdout.write(`${HUB_VERSION}\n`);
 } else if (command === undefined || command === "--help" || command === "-h" || command === "help") {
   process.stdout.write(USAGE);
 } else {

@@ -45,7 +45,7 @@ export interface Config {
   defaultClientId: string;
   /** A client with no tab and no agent this long has its browser context disposed (milliseconds). */
   clientIdleMs: number;
-  /** An MCP session with no request for this long ends, its tabs closed (MCP_SESSION_IDLE_MS). */
+  /** An MCP session with no request for this long ends, the tabs it opened closed (MCP_SESSION_IDLE_MS). */
   mcpSessionIdleMs: number;
   defaultTimeoutMs: number;
   maxTimeoutMs: number;
@@ -66,13 +66,13 @@ export interface Config {
   maxSubscriptions: number;
   /** Tabs one client may have open (its popups count too). */
   maxTabsPerClient: number;
-  /** `?ephemeral=true` /cdp clients one token may hold at once (MAX_EPHEMERAL_CLIENTS_PER_TOKEN). */
+  /** /cdp clients of their own (`?ephemeral=true`, contexts a connection makes) one token may hold at once. */
   maxEphemeralClientsPerToken: number;
   /** Bytes of uploaded files a tab may hold (MAX_UPLOAD_BYTES). */
   maxUploadBytes: number;
   /** Where the hub keeps its files (DATA_DIR): downloads, a folder per client. */
   dataDir: string;
-  /** Bytes one download, and one client's kept downloads together, may reach (MAX_DOWNLOAD_BYTES). */
+  /** Bytes one download, and one client's downloads together (running and kept), may reach (MAX_DOWNLOAD_BYTES). */
   maxDownloadBytes: number;
   /** How long a finished download is kept (DOWNLOAD_TTL_MS). */
   downloadTtlMs: number;

@@ -1,11 +1,6 @@
+import { createJSONRPCErrorResponse, createJSONRPCRequest, JSONRPCClient, type JSONRPCError, type JSONRPCResponse } from "json-rpc-2.0";
 import type { Budget } from "../budget.js";
 import { HubError } from "../errors.js";
-
-interface PendingCall {
-  resolve: (result: unknown) => void;
-  reject: (error: Error) => void;
-  dispose: () => void;
-}
 
 /** The agent's error object, kept whole for AGENT_ERROR's data. */
 interface AgentErrorObject {
@@ -15,19 +10,19 @@ interface AgentErrorObject {
 }
 
 /**
- * The hub's calls to one agent: JSON-RPC requests with hub-made string ids (two callers both using id 1 never
- * collide), each bounded by its caller's budget, all failing with AGENT_UNAVAILABLE the moment the agent goes.
+ * The hub's calls to one agent, correlated by json-rpc-2.0's client: requests with hub-made string ids (two callers
+ * both using id 1 never collide), each bounded by its caller's budget, all failing with AGENT_UNAVAILABLE the moment
+ * the agent goes; an answer that comes after its call ended is dropped.
  */
 export class AgentCalls {
-  #send: (frame: object) => void;
-  // Made at the first call: most agents are never called by the hub.
-  #pending: Map<string, PendingCall> | null = null;
+  #client: JSONRPCClient;
   #prefix: string;
   #next = 0;
+  #waiting = 0;
   #gone: HubError | null = null;
 
   constructor(send: (frame: object) => void, prefix: string) {
-    this.#send = send;
+    this.#client = new JSONRPCClient((payload: object) => send(payload));
     this.#prefix = prefix;
   }
 
@@ -36,11 +31,19 @@ export class AgentCalls {
     if (this.#gone) return Promise.reject(this.#gone);
     if (budget.reason) return Promise.reject(budget.reason);
     const id = `${this.#prefix}-${++this.#next}`;
-    return new Promise((resolve, reject) => {
-      const pending: PendingCall = { resolve, reject, dispose: () => {} };
-      (this.#pending ??= new Map()).set(id, pending);
-      pending.dispose = budget.onEnd(() => this.#settle(id, () => reject(budget.reason as Error)));
-      this.#send({ jsonrpc: "2.0", id, method, params });
+    // The client writes the request before requestAdvanced returns, so an answer always finds its call.
+    const answered = this.#client.requestAdvanced(createJSONRPCRequest(id, method, params));
+    // The budget's end settles the call with an answer of the hub's own; the agent's, if it comes, is then dropped.
+    const ended = createJSONRPCErrorResponse(id, 0, "the caller's budget ended");
+    const unwatch = budget.onEnd(() => this.#client.receive(ended));
+    this.#waiting++;
+    return Promise.resolve(answered).then((response) => {
+      this.#waiting--;
+      unwatch();
+      if (response === ended) throw budget.reason as Error;
+      if (response.error === undefined || response.error === null) return response.result as unknown;
+      if (this.#gone && this.#isClosing(response.error)) throw this.#gone;
+      throw agentError(response.error as AgentErrorObject);
     });
   }
 
@@ -50,32 +53,25 @@ export class AgentCalls {
    */
   settle(frame: Record<string, unknown>): boolean {
     if (frame.method !== undefined || !("result" in frame || "error" in frame)) return false;
-    const pending = typeof frame.id === "string" ? this.#pending?.get(frame.id) : undefined;
-    if (!pending) return true;
-    this.#settle(frame.id as string, () => {
-      if (frame.error === undefined || frame.error === null) pending.resolve(frame.result);
-      else pending.reject(agentError(frame.error as AgentErrorObject));
-    });
+    // An id the client is not waiting for (a late answer, or a number the hub never sent) is dropped by the client.
+    if (typeof frame.id === "string") this.#client.receive(frame as unknown as JSONRPCResponse);
     return true;
   }
 
-  /** Whether any call waits for the agent. */
+  /** How many calls wait for the agent. */
   get size(): number {
-    return this.#pending?.size ?? 0;
+    return this.#waiting;
   }
 
   /** Fails every pending call, and every later one, with `error` (the agent disconnected). */
   close(error: HubError): void {
     this.#gone = error;
-    for (const [id, pending] of [...(this.#pending ?? [])]) this.#settle(id, () => pending.reject(error));
+    this.#client.rejectAllPendingRequests(error.message);
   }
 
-  #settle(id: string, finish: () => void): void {
-    const pending = this.#pending?.get(id);
-    if (!pending) return;
-    this.#pending?.delete(id);
-    pending.dispose();
-    finish();
+  // The answer rejectAllPendingRequests gives each call (code 0 and the message it was given), not an agent's error.
+  #isClosing(error: JSONRPCError): boolean {
+    return error.code === 0 && error.message === this.#gone?.message;
   }
 }
 

@@ -8,9 +8,9 @@ export interface CdpDownloadsOptions {
   isOwnPage: (frameId: string) => boolean;
   /** Sends an event to the caller. */
   emit: (message: object) => void;
-  /** Cancels one of the client's downloads. */
-  cancel: (guid: string) => void;
-  /** Makes the client's context refuse downloads (true), or stops asking for it (false). */
+  /** Cancels one of the client's downloads, started by the page `frameId`. */
+  cancel: (download: { guid: string; frameId: string }) => void;
+  /** Makes the contexts of the connection's clients refuse downloads (true), or stops asking for it (false). */
   refuse: (refused: boolean) => Promise<void>;
 }
 
@@ -21,7 +21,7 @@ const BEHAVIORS: ReadonlySet<string> = new Set(["deny", "allow", "allowAndName",
  * hub's browser session its `eventsEnabled` is per session, so one caller's call would end download tracking for
  * every client). The client's downloads keep going to its own folder, counted against MAX_DOWNLOAD_BYTES; the caller
  * hears of them (`Browser.downloadWillBegin`, `downloadProgress`) when it asked for events, and "deny" has the hub
- * make the client's context refuse them while the connection lasts (and cancels any that begins all the same).
+ * make the contexts of the connection's clients refuse them while it lasts (and cancels any that begins all the same).
  * Nothing outlives the connection.
  */
 export class CdpDownloads {
@@ -69,7 +69,7 @@ export class CdpDownloads {
 
   #onWillBegin = (event: Protocol.Browser.DownloadWillBeginEvent): void => {
     if (!this.#options.isOwnPage(event.frameId)) return;
-    if (this.#behavior === "deny") return this.#options.cancel(event.guid);
+    if (this.#behavior === "deny") return this.#options.cancel(event);
     if (!this.#eventsEnabled) return;
     this.#told.add(event.guid);
     this.#options.emit({ method: "Browser.downloadWillBegin", params: event });

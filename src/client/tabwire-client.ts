@@ -1,12 +1,16 @@
 import { createRequire } from "node:module";
+import type * as JsonRpc from "json-rpc-2.0";
+import type { JSONRPCResponse } from "json-rpc-2.0";
 import type WebSocketClass from "ws";
 import type { MethodName, Methods, Notifications } from "../protocol/types.js";
 
 // ws's ES module entry imports its eight CommonJS files one by one, and Node 20 scans the source of each for its
 // exports with a lexer written in JavaScript, cold at start-up: a third of the CPU of a `tabwire eval`. require()
-// loads the same files without the scan.
-const WebSocket = createRequire(import.meta.url)("ws") as typeof WebSocketClass;
+// loads the same files without the scan (json-rpc-2.0 is CommonJS too).
+const require = createRequire(import.meta.url);
+const WebSocket = require("ws") as typeof WebSocketClass;
 type WebSocket = WebSocketClass;
+const { createJSONRPCErrorResponse, createJSONRPCRequest, JSONRPCClient } = require("json-rpc-2.0") as typeof JsonRpc;
 
 /** An error the hub answered a call with: its code (docs/protocol.md section 8), message and data. */
 export class TabwireError extends Error {
@@ -54,6 +58,7 @@ type Listener<N extends keyof Notifications> = (params: Notifications[N]) => voi
 type StateListener = () => void;
 
 const CANCELLED = -32010;
+const CLOSED_MESSAGE = "the connection to the hub closed before the answer";
 const BACKOFF_MIN_MS = 200;
 const BACKOFF_MAX_MS = 5_000;
 
@@ -62,7 +67,8 @@ export class TabwireClient {
   #options: TabwireClientOptions;
   #ws: WebSocket;
   #nextId = 1;
-  #pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  // Correlates answers with calls; it outlives reconnects, and its send writes on the socket of the moment.
+  #rpc = new JSONRPCClient((payload: object) => this.#send(payload));
   #listeners = new Map<string, Set<(params: never) => void>>();
   #closing = false;
   #backoffMs = BACKOFF_MIN_MS;
@@ -84,19 +90,20 @@ export class TabwireClient {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(new TabwireError(CANCELLED, "cancelled by the caller"));
     const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        if (!this.#pending.delete(id)) return;
-        this.#send({ jsonrpc: "2.0", method: "cancel", params: { id } });
-        reject(new TabwireError(CANCELLED, "cancelled by the caller"));
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const done = (): void => signal?.removeEventListener("abort", onAbort);
-      this.#pending.set(id, {
-        resolve: (value) => (done(), resolve(value as Methods[M]["result"])),
-        reject: (error) => (done(), reject(error)),
-      });
-      this.#send({ jsonrpc: "2.0", id, method, params });
+    // Aborting settles the call with an answer of the client's own; the hub's, if it comes, is then dropped.
+    const cancelled = createJSONRPCErrorResponse(id, CANCELLED, "cancelled by the caller");
+    let settled = false;
+    const onAbort = (): void => {
+      if (settled) return;
+      this.#send({ jsonrpc: "2.0", method: "cancel", params: { id } });
+      this.#rpc.receive(cancelled);
+    };
+    signal?.addEventListener("abort", onAbort, { once: true });
+    const answered = this.#rpc.requestAdvanced(createJSONRPCRequest(id, method, params));
+    return Promise.resolve(answered).then((response) => {
+      settled = true;
+      signal?.removeEventListener("abort", onAbort);
+      return resultOf(response) as Methods[M]["result"];
     });
   }
 
@@ -187,22 +194,12 @@ export class TabwireClient {
   }
 
   #onFrame(frame: Record<string, unknown>): void {
-    if (typeof frame.id === "number") {
-      const pending = this.#pending.get(frame.id);
-      if (!pending) return;
-      this.#pending.delete(frame.id);
-      const error = frame.error as { code: number; message: string; data?: unknown } | undefined;
-      if (error) pending.reject(new TabwireError(error.code, error.message, error.data));
-      else pending.resolve(frame.result);
-      return;
-    }
-    if (typeof frame.method === "string") this.#emit(frame.method, frame.params);
+    if (typeof frame.id === "number") this.#rpc.receive(frame as unknown as JSONRPCResponse);
+    else if (typeof frame.method === "string") this.#emit(frame.method, frame.params);
   }
 
   #onClose(): void {
-    for (const { reject } of this.#pending.values())
-      reject(new ConnectionClosedError("the connection to the hub closed before the answer"));
-    this.#pending.clear();
+    this.#rpc.rejectAllPendingRequests(CLOSED_MESSAGE);
     if (this.#closing) return;
     this.#emit("disconnected", undefined);
     if (this.#options.reconnect !== false) this.#scheduleReconnect();
@@ -233,6 +230,15 @@ export class TabwireClient {
   #send(frame: object): void {
     this.#ws.send(JSON.stringify(frame));
   }
+}
+
+/** A call's result, or its error: the hub's as a TabwireError, the client's own end of the connection as ConnectionClosedError. */
+function resultOf(response: JSONRPCResponse): unknown {
+  const { error } = response;
+  if (!error) return response.result;
+  // The hub never answers code 0: the library's own answers have it, for the connection closing or a frame it could not send.
+  if (error.code === 0) throw error.message === CLOSED_MESSAGE ? new ConnectionClosedError(CLOSED_MESSAGE) : new Error(error.message);
+  throw new TabwireError(error.code, error.message, error.data);
 }
 
 function open(options: TabwireClientOptions): Promise<WebSocket> {

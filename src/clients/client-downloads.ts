@@ -27,8 +27,8 @@ const SET_TIMEOUT_MS = 5_000;
 /**
  * Downloads, a folder per client under DATA_DIR/downloads: each client's browser context saves its downloads into its
  * own folder (named by Chrome's id, never by the page's name), a download past MAX_DOWNLOAD_BYTES (or one taking the
- * client's kept downloads past it) is cancelled, and a finished one is removed after DOWNLOAD_TTL_MS. A download is
- * only ever listed for, and given to, its own client.
+ * client's downloads, running and kept, past it) is cancelled, and a finished one is removed after DOWNLOAD_TTL_MS.
+ * A download is only ever listed for, and given to, its own client.
  */
 export class ClientDownloads {
   #browser: Browser;
@@ -145,23 +145,40 @@ export class ClientDownloads {
     if (!download || download.state !== "inProgress") return;
     download.receivedBytes = event.receivedBytes;
     download.totalBytes = event.totalBytes;
-    const kept = this.list(download.clientId)
-      .filter((each) => each !== download && each.state === "completed")
-      .reduce((sum, each) => sum + each.receivedBytes, 0);
-    if (event.state === "inProgress" && Math.max(event.receivedBytes, event.totalBytes) + kept > this.#options.maxBytes) {
-      download.reason = `over MAX_DOWNLOAD_BYTES (${this.#options.maxBytes} bytes for a download, and for a client's kept downloads together)`;
-      download.state = "canceled";
-      const context = this.#clients.contexts.existing(download.clientId) ?? {};
-      await this.#browser
-        .connection()
-        .send("Browser.cancelDownload", { guid: event.guid, ...context }, { timeoutMs: SET_TIMEOUT_MS })
-        .catch(() => undefined);
-      return this.#finish(download, "canceled");
-    }
+    // Checked at every step, so that downloads running at once cannot pass the cap together: the one whose progress
+    // takes the client's sum past it goes (a completed one too, when its last step is the one that does).
+    if (event.state !== "canceled" && this.#claimedBy(download.clientId) > this.#options.maxBytes) return this.#cancel(download);
     if (event.state === "inProgress") return;
     download.state = event.state;
     if (event.state === "completed") download.sha256 = await sha256Of(this.fileOf(download)).catch(() => undefined);
     this.#finish(download, event.state);
+  }
+
+  /**
+   * The bytes a client's downloads hold or will: a kept one its file, one in progress what it has received, or its
+   * whole size when Chrome knows it up front (so a download that cannot fit goes at its first step).
+   */
+  #claimedBy(clientId: string): number {
+    let sum = 0;
+    for (const download of this.#byId.values()) {
+      if (download.clientId !== clientId) continue;
+      if (download.state === "completed") sum += download.receivedBytes;
+      else if (download.state === "inProgress") sum += Math.max(download.receivedBytes, download.totalBytes);
+    }
+    return sum;
+  }
+
+  async #cancel(download: Download): Promise<void> {
+    const max = this.#options.maxBytes;
+    download.reason = `over MAX_DOWNLOAD_BYTES (${max} bytes for a download, and for a client's downloads together, running and kept)`;
+    // Set before the command goes, so that the next download's step no longer counts this one.
+    download.state = "canceled";
+    const context = this.#clients.contexts.existing(download.clientId) ?? {};
+    await this.#browser
+      .connection()
+      .send("Browser.cancelDownload", { guid: download.downloadId, ...context }, { timeoutMs: SET_TIMEOUT_MS })
+      .catch(() => undefined);
+    this.#finish(download, "canceled");
   }
 
   #finish(download: Download, state: "completed" | "canceled"): void {

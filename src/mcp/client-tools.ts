@@ -5,6 +5,7 @@ import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
+import { SessionTabs } from "./session-tabs.js";
 import { sizedForModels, toolError, toolResult } from "./tool-results.js";
 import type { HubTool } from "./tools.js";
 
@@ -20,10 +21,21 @@ export interface McpSessionParts {
 
 const CLOSE_TAB_TIMEOUT_MS = 5_000;
 
+/** Who a ClientTools acts as: the client, the peer it serves, and whether the client is its own. */
+export interface ClientToolsOwner {
+  clientId: string;
+  peer: string;
+  /**
+   * Whether the client was made for this session alone (a full token's 2025 session with no `clientId` named): then
+   * every tab of the client closes at its end, else only the tabs it opened.
+   */
+  ownsClient: boolean;
+}
+
 /**
  * The hub's tools as one client of the hub uses them over MCP: a 2025 session's, or the client a 2026-07-28 request
  * names (docs/mcp.md). Its MCP servers call the hub's methods as that client only, so two clients never see each
- * other's tabs or cookies; its tabs close when it ends.
+ * other's tabs or cookies; the tabs it opened close when it ends.
  */
 export class ClientTools {
   readonly clientId: string;
@@ -33,12 +45,16 @@ export class ClientTools {
   #peer: string;
   #closed = new AbortController();
   #running = new Set<InflightTable>();
+  #ownsClient: boolean;
+  #tabs: SessionTabs;
 
-  constructor(parts: McpSessionParts, who: { clientId: string; peer: string }) {
+  constructor(parts: McpSessionParts, who: ClientToolsOwner) {
     this.#parts = parts;
     this.clientId = who.clientId;
     this.#scope = new Set([who.clientId]);
     this.#peer = who.peer;
+    this.#ownsClient = who.ownsClient;
+    this.#tabs = new SessionTabs(parts.services, who.clientId);
   }
 
   /** Whether a call of the client is running (an idle sweep leaves it alone). */
@@ -58,26 +74,20 @@ export class ClientTools {
     return server;
   }
 
-  /** Ends the client's use of MCP: its running calls are cancelled and its tabs closed. */
+  /**
+   * Ends the client's use of MCP: its running calls are cancelled and the tabs it opened closed (every tab of the
+   * client, when the client was its own).
+   */
   async close(why: string): Promise<void> {
     if (this.#closed.signal.aborted) return;
     this.#closed.abort();
     for (const inflight of this.#running) inflight.cancelAll(new HubError("CANCELLED", `the MCP client ended (${why})`));
-    // The cleanup runs as the client, on a connection of its own that is not closing.
-    const connection = this.#connection(new InflightTable(), new AbortController().signal);
     try {
-      const { tabs } = (await this.#parts.router.invoke("tabs.list", { clientId: this.clientId }, connection)) as {
-        tabs: { target: string }[];
-      };
-      await Promise.all(
-        tabs.map((tab) =>
-          this.#parts.router
-            .invoke("tabs.close", { target: tab.target, timeoutMs: CLOSE_TAB_TIMEOUT_MS }, connection)
-            .catch(() => undefined),
-        ),
-      );
+      await this.#closeTabs(this.#ownsClient ? await this.#everyTab() : this.#tabs.targets());
     } catch (error) {
       log.warn("an ended MCP client's tabs could not all be closed", { clientId: this.clientId, error: (error as Error).message });
+    } finally {
+      this.#tabs.dispose();
     }
   }
 
@@ -100,6 +110,7 @@ export class ClientTools {
       done = this.#parts.startCall();
       const connection = this.#connection(inflight, this.#closed.signal);
       const result = await this.#parts.router.invoke(tool.method, sizedForModels(tool.method, args), connection);
+      if (tool.method === "tabs.open") this.#opened(result);
       return toolResult(tool.method, result);
     } catch (error) {
       return toolError(error);
@@ -109,6 +120,32 @@ export class ClientTools {
       signal.removeEventListener("abort", cancel);
       this.lastUsedAt = Date.now();
     }
+  }
+
+  /** Counts a tab tabs_open gave as the session's; one that came after the session ended is closed at once. */
+  #opened(result: unknown): void {
+    const { tabId, target } = result as { tabId: string; target: string };
+    if (!this.#closed.signal.aborted) return this.#tabs.add(tabId);
+    void this.#closeTabs([target]);
+  }
+
+  async #everyTab(): Promise<string[]> {
+    const { tabs } = (await this.#parts.router.invoke("tabs.list", { clientId: this.clientId }, this.#cleanup())) as {
+      tabs: { target: string }[];
+    };
+    return tabs.map((tab) => tab.target);
+  }
+
+  async #closeTabs(targets: readonly string[]): Promise<void> {
+    const close = (target: string): Promise<unknown> =>
+      this.#parts.router.invoke("tabs.close", { target, timeoutMs: CLOSE_TAB_TIMEOUT_MS }, this.#cleanup()).catch(() => undefined);
+    await Promise.all(targets.map(close));
+  }
+
+  // The cleanup runs as the client, each call on a connection of its own that is not closing (a connection's in-flight
+  // table holds one invoke at a time: the router gives every invoke the same id).
+  #cleanup(): ConnectionState {
+    return this.#connection(new InflightTable(), new AbortController().signal);
   }
 
   #connection(inflight: InflightTable, closed: AbortSignal): ConnectionState {

@@ -9,7 +9,7 @@ import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
 import { isRefusal, type AccessPolicy } from "../transport/access-policy.js";
 import type { Grant } from "../transport/auth.js";
-import { ClientTools } from "./client-tools.js";
+import { ClientTools, type ClientToolsOwner } from "./client-tools.js";
 import type { McpExchange, OpenedClient } from "./exchange.js";
 import { LegacySessions } from "./legacy-sessions.js";
 import { ModernLane } from "./modern-lane.js";
@@ -33,8 +33,8 @@ const CLIENT_ID = /^[A-Za-z0-9._-]{1,128}$/;
 /**
  * Streamable HTTP MCP at /mcp (docs/mcp.md): the same tokens, Origin rule and limits as /rpc. Clients of the 2025
  * revisions get sessions, each a client of its own; 2026-07-28 requests act as the client their URL or token names.
- * Either way the tools are the hub's methods, and a client's tabs close when its session ends or it idles past
- * MCP_SESSION_IDLE_MS.
+ * Either way the tools are the hub's methods, and the tabs a session (or 2026-07-28 client) opened close when it
+ * ends or idles past MCP_SESSION_IDLE_MS.
  */
 export class McpFront {
   #options: McpFrontOptions;
@@ -80,14 +80,14 @@ export class McpFront {
     const asked = url.searchParams.get("clientId");
     const exchange: McpExchange = { request, response, body };
     if (await isLegacyRequest(await toWebRequest(request, body ?? null), body)) {
-      return this.#legacy.handle(exchange, grantKey, () => this.#open(grantKey, sessionClient(grant, asked), peer));
+      return this.#legacy.handle(exchange, grantKey, () => this.#open(grantKey, { ...sessionClient(grant, asked), peer }));
     }
     const clientId = requestClient(grant, asked);
-    await this.#modern.handle(exchange, { grantKey, clientId }, () => this.#open(grantKey, clientId, peer));
+    await this.#modern.handle(exchange, { grantKey, clientId }, () => this.#open(grantKey, { clientId, peer, ownsClient: false }));
   }
 
-  /** The tools of `clientId` for a new session or 2026-07-28 client, counted in /metrics until it ends. */
-  #open(grantKey: string, clientId: string, peer: string): OpenedClient {
+  /** The tools of a new session or 2026-07-28 client, counted in /metrics until it ends. */
+  #open(grantKey: string, who: ClientToolsOwner): OpenedClient {
     const { services, router, tools, version } = this.#options;
     const startCall = (): (() => void) => {
       try {
@@ -97,7 +97,7 @@ export class McpFront {
         throw error;
       }
     };
-    const clientTools = new ClientTools({ router, services, tools, version, startCall }, { clientId, peer });
+    const clientTools = new ClientTools({ router, services, tools, version, startCall }, who);
     return { tools: clientTools, uncount: services.metrics.connectionOpened("mcp") };
   }
 
@@ -109,12 +109,13 @@ export class McpFront {
 }
 
 /**
- * The client a new 2025 session acts as: a fresh one for a full token (or the `clientId` of the /mcp URL), else the
- * scoped token's client named there, its only one, or the first of its clients by name.
+ * The client a new 2025 session acts as: a fresh one of its own for a full token (or the `clientId` of the /mcp URL),
+ * else the scoped token's client named there, its only one, or the first of its clients by name.
  */
-function sessionClient(grant: Grant, asked: string | null): string {
-  if (grant.scope === null) return wanted(asked) ?? `mcp-${randomBytes(6).toString("hex")}`;
-  return scopedClient(grant.scope, asked);
+function sessionClient(grant: Grant, asked: string | null): { clientId: string; ownsClient: boolean } {
+  if (grant.scope !== null) return { clientId: scopedClient(grant.scope, asked), ownsClient: false };
+  const named = wanted(asked);
+  return named === null ? { clientId: `mcp-${randomBytes(6).toString("hex")}`, ownsClient: true } : { clientId: named, ownsClient: false };
 }
 
 /**

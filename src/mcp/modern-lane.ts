@@ -10,7 +10,7 @@ interface HeldClient extends OpenedClient {
 
 /**
  * The 2026-07-28 revision: no sessions; every request is served by a server of its own, acting as the client the
- * request names (docs/mcp.md). A client's tabs close when no request has named it for MCP_SESSION_IDLE_MS.
+ * request names (docs/mcp.md). The tabs it opened close when no request has named it for MCP_SESSION_IDLE_MS.
  */
 export class ModernLane {
   #clients = new Map<string, HeldClient>();

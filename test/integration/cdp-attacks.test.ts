@@ -51,6 +51,8 @@ const BROWSER_ALLOWED = new Set([
   "Target.detachFromTarget",
   "Target.activateTarget",
   "Target.closeTarget",
+  "Target.createBrowserContext",
+  "Target.disposeBrowserContext",
 ]);
 
 /** Opens a page of the connection's client, attaches to it and, given a URL, loads it there: its target and session. */

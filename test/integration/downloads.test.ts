@@ -1,12 +1,15 @@
 import { createHash } from "node:crypto";
-import { readFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
 import type { Hub } from "../../src/hub.js";
 import { collect } from "../support/collect.js";
+import { eventually } from "../support/eventually.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
-import { closeTab, openTab } from "../support/tabs.js";
+import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connect, startTestHub } from "../support/test-hub.js";
 
 const FULL = "downloads-full-token";
@@ -20,7 +23,11 @@ interface Finished {
   state: string;
   bytes: number;
   sha256?: string;
+  reason?: string;
 }
+
+const CAP_BYTES = 1_000_000;
+const PART_BYTES = 600_000;
 
 describe("downloads: a client's files, kept in its own folder for DOWNLOAD_TTL_MS (real hub, real Chromium)", function () {
   this.timeout(60_000);
@@ -113,5 +120,82 @@ describe("downloads: a client's files, kept in its own folder for DOWNLOAD_TTL_M
       await client.close();
       await small.stop();
     }
+  });
+  describe("downloads running at once are held to MAX_DOWNLOAD_BYTES together, per client", () => {
+    let capped: Hub;
+    let dataDir: string;
+    let one: TestRpcClient;
+    let two: TestRpcClient;
+    let all: TestRpcClient;
+
+    before(async () => {
+      dataDir = await mkdtemp(path.join(os.tmpdir(), "tabwire-downloads-"));
+      capped = await startTestHub({
+        HUB_TOKEN: FULL,
+        HUB_TOKENS: `${TOKEN_A}:alpha,${TOKEN_B}:beta`,
+        AUTH_KEY: "downloads-agent-key",
+        MAX_DOWNLOAD_BYTES: String(CAP_BYTES),
+        DATA_DIR: dataDir,
+      });
+      [one, two, all] = await Promise.all([
+        connect(capped, { token: TOKEN_A }),
+        connect(capped, { token: TOKEN_B }),
+        connect(capped, { token: FULL }),
+      ]);
+      await Promise.all([one, two, all].map((client) => client.call("events.subscribe", { topics: ["downloads"] })));
+    });
+    after(async () => {
+      await Promise.all([one?.close(), two?.close(), all?.close()]);
+      await capped?.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    /** Starts one download of PART_BYTES in each of `count` new tabs of a client; answers how they finished. */
+    async function downloadAtOnce(client: TestRpcClient, count: number, how: { query: string; clientId?: string }): Promise<Finished[]> {
+      const { query, clientId } = how;
+      const extra = clientId === undefined ? {} : { clientId };
+      const tabs = await Promise.all(Array.from({ length: count }, () => openTab(client, site.url("index.html"), extra)));
+      try {
+        const finished = collect<Finished>(client, "download.finished", { done: (all) => all.length === count, timeoutMs: 30_000 });
+        const urls = tabs.map((_, i) => site.url(`bytes?size=${PART_BYTES}&name=part-${i}.bin&${query}`));
+        await Promise.all(tabs.map((tab, i) => evaluate(client, tab.target, `location.href = ${JSON.stringify(urls[i])}; 1`)));
+        return await finished;
+      } finally {
+        await Promise.all(tabs.map((tab) => closeTab(client, tab.target)));
+      }
+    }
+
+    /** What a client's downloads hold: completed bytes in its listing, and bytes in its folder once Chrome is done. */
+    async function heldBy(client: TestRpcClient, clientId: string): Promise<{ states: string[]; listed: number }> {
+      const { downloads } = (await client.call("downloads.list", { clientId })) as {
+        downloads: { state: string; receivedBytes: number }[];
+      };
+      const completed = downloads.filter((download) => download.state === "completed");
+      const folder = capped.services.downloads.folderOf(clientId);
+      const onDisk = async (): Promise<number> => {
+        const sizes = await Promise.all((await readdir(folder)).map(async (name) => (await stat(path.join(folder, name))).size));
+        return sizes.reduce((sum, size) => sum + size, 0);
+      };
+      await eventually(async () => (await onDisk()) <= CAP_BYTES, 10_000, `${clientId}'s folder at most MAX_DOWNLOAD_BYTES`);
+      return { states: downloads.map((download) => download.state).sort(), listed: completed.reduce((sum, d) => sum + d.receivedBytes, 0) };
+    }
+
+    it("three downloads of 600 KB whose size Chrome knows, started at once against 1 MB: one is kept, two are cancelled with the reason; another client's at the same time is its own", async () => {
+      const group = "known-size";
+      const [mine, theirs] = await Promise.all([
+        downloadAtOnce(one, 3, { query: `group=${group}&of=4` }),
+        downloadAtOnce(two, 1, { query: `group=${group}&of=4` }),
+      ]);
+      expect(mine.map((done) => done.state).sort()).to.deep.equal(["canceled", "canceled", "completed"]);
+      for (const done of mine.filter((each) => each.state === "canceled")) expect(done.reason).to.match(/MAX_DOWNLOAD_BYTES/);
+      expect(await heldBy(one, "alpha")).to.deep.equal({ states: ["canceled", "canceled", "completed"], listed: PART_BYTES });
+      expect(theirs.map(({ state, bytes }) => ({ state, bytes }))).to.deep.equal([{ state: "completed", bytes: PART_BYTES }]);
+    });
+
+    it("three downloads of 600 KB of unknown size (chunked), 400 KB each received before any ends: one is kept, two are cancelled", async () => {
+      const mine = await downloadAtOnce(all, 3, { query: "chunked=1&first=400000&group=chunked&of=3", clientId: "gamma" });
+      expect(mine.map((done) => done.state).sort()).to.deep.equal(["canceled", "canceled", "completed"]);
+      expect(await heldBy(all, "gamma")).to.deep.equal({ states: ["canceled", "canceled", "completed"], listed: PART_BYTES });
+    });
   });
 });

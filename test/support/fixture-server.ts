@@ -14,7 +14,8 @@ const PAGES_DIR = fileURLToPath(new URL("../../../test/fixtures/pages/", import.
 /**
  * A localhost server for the fixture pages in test/fixtures/pages, plus /slow?ms=N which answers late,
  * /mark?name=X which a page calls to tell the test it got somewhere (e.g. just before it starts spinning),
- * /set-cookie?name=N&value=V which sets an HttpOnly cookie, and /cookies which answers the Cookie header it got.
+ * /set-cookie?name=N&value=V which sets an HttpOnly cookie, /cookies which answers the Cookie header it got, and
+ * /bytes?size=N&name=F which answers a download of N bytes named F (see serveBytes: `chunked`, `group`, `of`, `first`).
  */
 export interface FixtureServer {
   origin: string;
@@ -28,6 +29,7 @@ export interface FixtureServer {
 export async function startFixtureServer(): Promise<FixtureServer> {
   const marks = new Set<string>();
   const markWaiters = new Map<string, () => void>();
+  const groups = new Map<string, Group>();
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://fixture.invalid");
     // Chrome asks every origin for a favicon; a 404 would add a browser console message to every page.
@@ -44,6 +46,7 @@ export async function startFixtureServer(): Promise<FixtureServer> {
       response.end();
       return;
     }
+    if (url.pathname === "/bytes") return serveBytes(url, response, groups);
     void serve(request, response);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -67,6 +70,47 @@ export async function startFixtureServer(): Promise<FixtureServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** Downloads that answer together: each waits, after its first bytes, until `of` of them have begun. */
+interface Group {
+  arrived: number;
+  waiters: (() => void)[];
+}
+
+const GROUP_WAIT_MS = 15_000;
+
+/**
+ * A download of `size` bytes named `name`, with its Content-Length unless `chunked=1`. With `group=G&of=K` it sends
+ * its `first` bytes (default half), then holds the rest until K downloads of group G have begun (at most 15 s), so
+ * that they run at once however fast the browser is.
+ */
+function serveBytes(url: URL, response: http.ServerResponse, groups: Map<string, Group>): void {
+  const size = Math.min(Number(url.searchParams.get("size") ?? "1024"), 64 * 1024 * 1024);
+  const first = Math.min(Number(url.searchParams.get("first") ?? size / 2), size);
+  const name = (url.searchParams.get("name") ?? "bytes.bin").replace(/[^\w.-]/g, "_");
+  const headers: http.OutgoingHttpHeaders = {
+    "Content-Type": "application/octet-stream",
+    "Content-Disposition": `attachment; filename="${name}"`,
+  };
+  if (url.searchParams.get("chunked") !== "1") headers["Content-Length"] = size;
+  response.writeHead(200, headers);
+  response.write(Buffer.alloc(first, 0x61));
+  const finish = (): void => void (response.destroyed || response.end(Buffer.alloc(size - first, 0x62)));
+  const key = url.searchParams.get("group");
+  if (key === null) return finish();
+  const group = groups.get(key) ?? { arrived: 0, waiters: [] };
+  groups.set(key, group);
+  group.arrived++;
+  if (group.arrived >= Number(url.searchParams.get("of") ?? "1")) {
+    for (const waiter of group.waiters.splice(0)) waiter();
+    return finish();
+  }
+  const timer = setTimeout(finish, GROUP_WAIT_MS);
+  group.waiters.push(() => {
+    clearTimeout(timer);
+    finish();
+  });
 }
 
 async function serve(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
