@@ -39,6 +39,8 @@ export class CdpClients {
   #main: HeldClient;
   /** The contexts the connection made, by Chrome's id. */
   #made = new Map<string, HeldClient>();
+  /** Whether the connection asked for downloads to be refused ("deny"): every client of it, made before or after. */
+  #refusing = false;
 
   constructor(options: CdpClientsOptions) {
     this.#options = options;
@@ -50,6 +52,13 @@ export class CdpClients {
     if (clientId === this.#main.clientId) return true;
     for (const held of this.#made.values()) if (held.clientId === clientId) return true;
     return false;
+  }
+
+  /** Has every client of the connection refuse downloads in Chrome (its "deny"), or stops asking for it. */
+  async refuseDownloads(refused: boolean): Promise<void> {
+    if (refused === this.#refusing) return;
+    this.#refusing = refused;
+    await Promise.all([this.#main, ...this.#made.values()].map((held) => this.#refuse(held, refused)));
   }
 
   /** The contexts the connection made (Target.getBrowserContexts; the main one is the default and not listed). */
@@ -78,6 +87,7 @@ export class CdpClients {
     try {
       const browserContextId = (await held.contextId) as string;
       this.#made.set(browserContextId, held);
+      if (this.#refusing) await this.#refuse(held, true);
       return { browserContextId };
     } catch (error) {
       this.#end(held);
@@ -144,7 +154,14 @@ export class CdpClients {
     return { clientId, contextId: kept.contextId, release: kept.release, quota, creating: 0 };
   }
 
+  /** Sets a client's context to refuse downloads, or back, once it exists (the hub's ClientDownloads keeps the count). */
+  async #refuse(held: HeldClient, refused: boolean): Promise<void> {
+    await held.contextId.catch(() => undefined);
+    await this.#options.services.downloads.refuse(held.clientId, refused);
+  }
+
   #end(held: HeldClient): void {
+    if (this.#refusing) void this.#refuse(held, false);
     held.release();
     this.#options.services.clients.contexts.end(held.clientId);
     held.quota?.();

@@ -70,6 +70,7 @@ export class CdpProxy {
       isOwnPage: (frameId) => this.#isOwnPage(frameId),
       emit: (message) => this.#emit(message),
       cancel: (download) => void this.#cancelDownload(download),
+      refuse: (refused) => this.#clients.refuseDownloads(refused),
     });
     this.#listen();
     ws.on("message", (data, isBinary) => this.#onFrame(isBinary ? null : data.toString()));
