@@ -34,6 +34,9 @@ import { Screencasts } from "./events/screencast.js";
 import { TabEmulation } from "./runtime/tab-emulation.js";
 import { NetworkLog } from "./events/network-log.js";
 import { ClientRoutes } from "./clients/client-routes.js";
+import { ClientStore } from "./clients/client-store.js";
+import { adoptClients } from "./clients/adopt-contexts.js";
+import { globMatcher } from "./runtime/url-matcher.js";
 import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
@@ -48,7 +51,10 @@ export interface Hub {
   /** ws://host:port */
   url: string;
   services: HubServices;
-  /** Graceful shutdown: sockets closed with 1001, in-flight calls cancelled, sessions detached, Chrome stopped. */
+  /**
+   * Graceful shutdown: sockets closed with 1001, in-flight calls cancelled, sessions detached, the embedded Chrome
+   * stopped (an external one keeps the clients' contexts and tabs for the next hub).
+   */
   stop(): Promise<void>;
 }
 
@@ -160,7 +166,10 @@ function buildServices(config: Config): HubServices {
   const browser = new Browser(config);
   const pool = new SessionPool(browser, { maxSessions: config.maxSessions, dialogPolicy: config.dialogPolicy });
   const agents = new AgentRegistry();
-  const clients = new ClientManager(browser, agents, { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs });
+  // With CDP_URL the clients' contexts outlive the hub: written down in DATA_DIR for the next hub to adopt.
+  const store = config.cdpUrl === null ? null : new ClientStore(config.dataDir);
+  const clientOptions = { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs };
+  const clients = new ClientManager(browser, agents, { ...clientOptions, ...(store ? { record: store } : {}) });
   limitPopups(browser, clients, config.maxTabsPerClient);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
   const eventTopics = new EventTopics(clients, consoleStream, agents);
@@ -170,6 +179,8 @@ function buildServices(config: Config): HubServices {
   const network = new NetworkLog(pool, browser, NETWORK_LOG_SIZE);
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
+  if (store)
+    adoptClients({ store, browser, clients, routes, matcherOf: (url) => globMatcher(url, { method: "network.route", path: "/url" }) });
   const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
   const notify: DownloadNotice = (clientId, notice) => eventTopics.publish("downloads", clientId, notice);
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });

@@ -3,7 +3,7 @@ import { HubError } from "../errors.js";
 import type { Browser, PageInfo } from "../cdp/browser.js";
 import type { Client, Notifications, Tab } from "../protocol/types.js";
 import type { AgentRecord, AgentRegistry } from "../agents/agent-registry.js";
-import { ClientContexts } from "./client-contexts.js";
+import { ClientContexts, type ContextRecord } from "./client-contexts.js";
 import { TabActivity } from "./tab-activity.js";
 import { formatTarget, parseTarget } from "../target-id.js";
 
@@ -31,6 +31,8 @@ export interface ClientManagerEvents {
 export interface ClientManagerOptions {
   defaultClientId: string;
   clientIdleMs: number;
+  /** Where the contexts are written down to outlive the hub (CDP_URL); none: they go with the connection. */
+  record?: ContextRecord;
 }
 
 /**
@@ -62,6 +64,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
       defaultClientId: options.defaultClientId,
       idleMs: options.clientIdleMs,
       isBusy: (clientId) => this.#isBusy(clientId),
+      ...(options.record ? { record: options.record } : {}),
     });
     agents.on("connected", (agent) => this.#onAgentConnected(agent));
     agents.on("disconnected", (agent) => this.#onAgentDisconnected(agent));
