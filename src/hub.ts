@@ -180,7 +180,14 @@ function buildServices(config: Config): HubServices {
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
   if (store)
-    adoptClients({ store, browser, clients, routes, matcherOf: (url) => globMatcher(url, { method: "network.route", path: "/url" }) });
+    adoptClients({
+      store,
+      browser,
+      clients,
+      routes,
+      emulation,
+      matcherOf: (url) => globMatcher(url, { method: "network.route", path: "/url" }),
+    });
   const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
   const notify: DownloadNotice = (clientId, notice) => eventTopics.publish("downloads", clientId, notice);
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });

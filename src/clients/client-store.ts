@@ -20,6 +20,8 @@ interface StoreDocument {
   version: 1;
   contexts: Record<string, string>;
   routes: StoredRoute[];
+  /** Each tab's emulation and network conditions, as TabEmulation keeps them (it checks them when it takes them back). */
+  tabSettings: Record<string, object>;
 }
 
 /** The file in DATA_DIR that holds what the hub knows of its clients. */
@@ -34,6 +36,7 @@ export class ClientStore implements ContextRecord {
   #file: AtomicFile;
   #contexts = new Map<string, string>();
   #routes = new Map<string, StoredRoute>();
+  #tabSettings = new Map<string, object>();
 
   constructor(dataDir: string) {
     this.#file = new AtomicFile(path.join(dataDir, CLIENT_STORE_FILE));
@@ -48,6 +51,18 @@ export class ClientStore implements ContextRecord {
   /** The routes the last hub had. */
   routes(): StoredRoute[] {
     return [...this.#routes.values()];
+  }
+
+  /** The tabs' emulation and network conditions the last hub had, by tab id. */
+  allTabSettings(): ReadonlyMap<string, object> {
+    return new Map(this.#tabSettings);
+  }
+
+  /** Writes down a tab's settings (null: forgets them); resolves once on disk. */
+  tabSettings(tabId: string, settings: object | null): Promise<void> {
+    if (settings) this.#tabSettings.set(tabId, settings);
+    else if (!this.#tabSettings.delete(tabId)) return Promise.resolve();
+    return this.#save();
   }
 
   /** Writes down a client's new context. */
@@ -81,7 +96,12 @@ export class ClientStore implements ContextRecord {
   }
 
   #save(): Promise<void> {
-    const document: StoreDocument = { version: 1, contexts: Object.fromEntries(this.#contexts), routes: this.routes() };
+    const document: StoreDocument = {
+      version: 1,
+      contexts: Object.fromEntries(this.#contexts),
+      routes: this.routes(),
+      tabSettings: Object.fromEntries(this.#tabSettings),
+    };
     return this.#file.write(JSON.stringify(document));
   }
 
@@ -109,6 +129,11 @@ export class ClientStore implements ContextRecord {
       for (const [clientId, id] of Object.entries(document.contexts)) if (typeof id === "string") this.#contexts.set(clientId, id);
     }
     if (Array.isArray(document.routes)) for (const route of document.routes) if (isStoredRoute(route)) this.#routes.set(route.id, route);
+    if (isRecord(document.tabSettings)) {
+      for (const [tabId, settings] of Object.entries(document.tabSettings)) {
+        if (isRecord(settings)) this.#tabSettings.set(tabId, settings);
+      }
+    }
   }
 }
 

@@ -78,14 +78,18 @@ describe("a hub restarted on the same external Chrome (CDP_URL) keeps its client
     await rm(dataDir, { recursive: true, force: true });
   });
 
-  it("killed (SIGKILL): alpha's tab is listed under the same target, with its cookie, its route and its agent; beta's tab stays beta's", async () => {
+  it("killed (SIGKILL): alpha's tab is listed under the same target, with its cookie, route, emulation and agent; beta's tab stays beta's", async () => {
     const first = await startHub();
     const alpha = await client(first, ALPHA);
     const beta = await client(first, BETA);
     const alphaTab = await openTab(alpha, fixtures.url("index.html"), { clientId: "alpha" });
     const betaTab = await openTab(beta, fixtures.url("index.html"), { clientId: "beta" });
-    await alpha.call("cookies.set", { clientId: "alpha", cookies: [{ name: "session", value: "alpha-1", url: fixtures.origin, httpOnly: true }] });
+    await alpha.call("cookies.set", {
+      clientId: "alpha",
+      cookies: [{ name: "session", value: "alpha-1", url: fixtures.origin, httpOnly: true }],
+    });
     await alpha.call("network.route", { clientId: "alpha", url: "**/routed.txt", action: "fulfill", body: "from the route" });
+    await alpha.call("emulate", { target: alphaTab.target, userAgent: "restarted-agent/1" });
     const firstAgent = await agent(first, alphaTab.target, ALPHA_KEY);
     expect((await firstAgent.registration()).status).to.equal("accepted");
 
@@ -100,6 +104,7 @@ describe("a hub restarted on the same external Chrome (CDP_URL) keeps its client
     expect(cookies.map((cookie) => [cookie.name, cookie.value, cookie.httpOnly])).to.deep.equal([["session", "alpha-1", true]]);
     const routed = await evaluate(alphaAgain, alphaTab.target, "fetch('/routed.txt').then((r) => r.text())");
     expect(routed.value).to.equal("from the route");
+    expect((await evaluate(alphaAgain, alphaTab.target, "navigator.userAgent")).value).to.equal("restarted-agent/1");
 
     const secondAgent = await agent(second, alphaTab.target, ALPHA_KEY);
     expect((await secondAgent.registration()).status).to.equal("accepted");
