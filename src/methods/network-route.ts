@@ -16,7 +16,11 @@ export const networkRoute = defineMethod("network.route", { runs: "here" }, asyn
   const remaining = params.times ?? null;
   if (params.target !== undefined) {
     const { entry, tab } = await acquireTab(call, params.target);
-    const routeId = await routes.add({ clientId: entry.clientId, tabId: entry.tabId, url: params.url, matches, action, remaining }, [tab], call.budget);
+    const routeId = await routes.add(
+      { clientId: entry.clientId, tabId: entry.tabId, url: params.url, matches, action, remaining },
+      [tab],
+      call.budget,
+    );
     return { routeId };
   }
   const clientId = callerClient(call, params.clientId, "route requests");
