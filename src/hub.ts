@@ -36,6 +36,7 @@ import { NetworkLog } from "./events/network-log.js";
 import { ClientRoutes } from "./clients/client-routes.js";
 import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
+import { PersistentClients } from "./clients/persistent-clients.js";
 import { globMatcher } from "./runtime/url-matcher.js";
 import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
@@ -111,6 +112,8 @@ export async function startHub(config: Config): Promise<Hub> {
   log.info("tabwire is listening", { url: `ws://${config.host}:${port}/rpc` });
   cluster?.announce(`ws://${config.host}:${port}`);
   const stop = async (): Promise<void> => {
+    // Before anything goes: the persistent clients' state as it is now.
+    await services.persistent.saveAll();
     await cluster?.leave();
     heartbeat.stop();
     server.close();
@@ -191,9 +194,13 @@ function buildServices(config: Config): HubServices {
   const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
   const notify: DownloadNotice = (clientId, notice) => eventTopics.publish("downloads", clientId, notice);
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
+  const persistent = new PersistentClients({
+    ...{ clients, browser, pool, dataDir, maxBytes: config.maxPersistedBytes, intervalMs: config.persistIntervalMs },
+    notify: (clientId, params) => eventTopics.publish("tabs", clientId, { method: "tab.restored", params }),
+  });
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
-    ...{ uploads, emulation, network, routes, downloads, screencasts: new Screencasts(browser) },
+    ...{ uploads, emulation, network, routes, downloads, persistent, screencasts: new Screencasts(browser) },
   };
 }
 

@@ -53,6 +53,9 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   #owners = new Map<string, string>();
   /** Default-context tabs an agent claimed: tabId -> the agent's composite id. */
   #agentClaims = new Map<string, string>();
+  /** Restored tabs of persistent clients: the target they had -> Chrome's id now, and back. */
+  #aliases = new Map<string, string>();
+  #aliasOf = new Map<string, string>();
 
   constructor(browser: Browser, agents: AgentRegistry, options: ClientManagerOptions) {
     super();
@@ -75,6 +78,8 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
       this.activity.clear();
       this.#owners.clear();
       this.#agentClaims.clear();
+      this.#aliases.clear();
+      this.#aliasOf.clear();
     });
   }
 
@@ -107,6 +112,13 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     const claimable = owner === this.#defaultClientId && this.contexts.clientOf(page.browserContextId) === undefined;
     if (claimable && keyScope === null) return null;
     return `tab ${tabId} is not a tab of client ${baseId}; an agent registers only from its own client's tabs`;
+  }
+
+  /** Lets a tab reopened for a persistent client answer to the target it had (`clientId:oldTabId`). */
+  alias(clientId: string, oldTabId: string, tabId: string): void {
+    if (oldTabId === tabId) return;
+    this.#aliases.set(formatTarget(clientId, oldTabId), tabId);
+    this.#aliasOf.set(tabId, oldTabId);
   }
 
   /** Whether the caller's token reaches this base client. */
@@ -146,8 +158,9 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
 
   /** The tab a target names, if it exists, belongs to that client and the caller may see it; else TARGET_NOT_FOUND. */
   resolve(target: string, caller: Caller): TabEntry {
-    const { clientId, tabId } = parseTarget(target);
+    const { clientId, tabId: named } = parseTarget(target);
     this.#browser.connection();
+    const tabId = this.#aliases.get(formatTarget(clientId, named)) ?? named;
     const page = this.#browser.page(tabId);
     if (!page || this.ownerOf(tabId) !== clientId || !this.canSee(caller, clientId)) {
       throw new HubError("TARGET_NOT_FOUND", `no tab ${target}; list tabs with tabs.list`);
@@ -175,6 +188,11 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     this.emit("tabClosed", this.#entry(owner, page), reason);
     this.#owners.delete(tabId);
     this.#agentClaims.delete(tabId);
+    const old = this.#aliasOf.get(tabId);
+    if (old !== undefined) {
+      this.#aliasOf.delete(tabId);
+      this.#aliases.delete(formatTarget(owner, old));
+    }
     this.activity.forget(tabId);
     this.contexts.review(owner);
   }
@@ -211,7 +229,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   }
 
   #entry(clientId: string, page: PageInfo): TabEntry {
-    const target = formatTarget(clientId, page.tabId);
+    const target = formatTarget(clientId, this.#aliasOf.get(page.tabId) ?? page.tabId);
     const { tabId, url, title } = page;
     const agent = this.#agents.get(target);
     const entry: TabEntry = { target, clientId, tabId, url, title, agent: agent?.state ?? null, activatedAt: this.activity.of(tabId) };

@@ -24,6 +24,14 @@ export interface Notifications {
     type: string;
     message: string;
   };
+  /** A persistent client's tab was opened again after a restart, under the target it had. */
+  "tab.restored": {
+    target: Target;
+    clientId: ClientId;
+    /** Chrome's id of the tab now (the target keeps the one it had). */
+    tabId: string;
+    url: string;
+  };
   /** A tab opened for a client the connection may see. */
   "tab.opened": {
     target: Target;
@@ -155,6 +163,7 @@ export const NOTIFICATION_NAMES = [
   "console.message",
   "console.dropped",
   "dialog.opened",
+  "tab.restored",
   "tab.opened",
   "tab.closed",
   "agent.connected",
