@@ -112,6 +112,28 @@ describe("persistent clients (clients.configure) on the embedded Chrome", functi
     expect(existsSync(savedFile("keeper"))).to.equal(false);
   });
 
+  it("stopped (SIGTERM): what changed after clients.configure is saved at the stop and back after the start", async () => {
+    const first = await startHub();
+    const keeper = await client(first, KEEPER);
+    const tab = await openTab(keeper, fixtures.url("index.html"), { clientId: "keeper" });
+    await keeper.call("clients.configure", { clientId: "keeper", persistent: true });
+    await keeper.call("navigate", { target: tab.target, url: fixtures.url("other.html") });
+    await evaluate(keeper, tab.target, "localStorage.setItem('step', 'two')");
+    const later = await openTab(keeper, fixtures.url("inner.html"), { clientId: "keeper" });
+
+    await first.stop();
+    const again = await startHub();
+    const keeperAgain = await client(again, KEEPER);
+    await eventually(async () => (await keeperAgain.call("tabs.list", {})).tabs.length === 2, EVENT_BUDGET_MS, "keeper's tabs restored");
+    const { tabs } = await keeperAgain.call("tabs.list", {});
+    expect(tabs.map((each) => [each.target, each.url])).to.deep.equal([
+      [tab.target, fixtures.url("other.html")],
+      [later.target, fixtures.url("inner.html")],
+    ]);
+    expect((await evaluate(keeperAgain, tab.target, "localStorage.getItem('step')")).value).to.equal("two");
+    await keeperAgain.call("clients.configure", { clientId: "keeper", persistent: false });
+  });
+
   it("a state larger than MAX_PERSISTED_BYTES is refused with OVERLOADED and nothing is saved", async () => {
     const hub = await startHub({ MAX_PERSISTED_BYTES: "4096" });
     const keeper = await client(hub, KEEPER);
