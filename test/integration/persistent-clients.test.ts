@@ -102,6 +102,17 @@ describe("persistent clients (clients.configure) on the embedded Chrome", functi
     const wrongKey = await TestAgent.connect({ url: `${again.url}/agent?token=${OTHER_KEY}`, clientId: login.target });
     open.push(wrongKey);
     expect((await wrongKey.registration()).status).to.equal("rejected");
+    const otherAgent = await TestAgent.connect({ url: `${again.url}/agent?token=${OTHER_KEY}`, clientId: "other:t1" });
+    open.push(otherAgent);
+    expect((await otherAgent.registration()).status).to.equal("accepted");
+    for (const [method, params] of [
+      ["clients.configure", { clientId: "keeper", persistent: false }],
+      ["state.export", { clientId: "keeper" }],
+      ["evaluate", { target: login.target, expression: "localStorage.getItem('user')" }],
+    ] as const) {
+      const refused = (await otherAgent.call(method, params).catch((error: { code: number }) => error)) as { code: number };
+      expect(refused.code, method).to.be.oneOf([-32007, -32002]);
+    }
     expect(existsSync(savedFile("keeper"))).to.equal(true);
 
     // Not persistent any more: the saved state goes at once.
