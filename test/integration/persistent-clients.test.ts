@@ -10,7 +10,10 @@ import { startChildHub, type ChildHub } from "../support/child-hub.js";
 import { eventually } from "../support/eventually.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { failure } from "../support/rpc-client.js";
+import { collect } from "../support/collect.js";
 import { evaluate, openTab } from "../support/tabs.js";
+import { startTestHub } from "../support/test-hub.js";
+import type { Hub } from "../../src/hub.js";
 
 const FULL = "full-token-persistent-1";
 const KEEPER = "keeper-token-persistent";
@@ -155,5 +158,50 @@ describe("persistent clients (clients.configure) on the embedded Chrome", functi
     expect(refused.message).to.include("MAX_PERSISTED_BYTES");
     expect(refused.data).to.include({ maxBytes: 4096 });
     expect(existsSync(savedFile("keeper"))).to.equal(false);
+  });
+});
+
+describe("persistent clients when the embedded Chrome dies under a running hub", function () {
+  this.timeout(2 * EVENT_BUDGET_MS);
+  let hub: Hub;
+  let fixtures: FixtureServer;
+  let dataDir: string;
+  let watcher: TabwireClient;
+  let stranger: TabwireClient;
+
+  before(async () => {
+    [fixtures, dataDir] = await Promise.all([startFixtureServer(), mkdtemp(path.join(os.tmpdir(), "tabwire-persist-crash-"))]);
+    hub = await startTestHub({ DATA_DIR: dataDir, HUB_TOKEN: FULL, HUB_TOKENS: `${OTHER}:other`, AUTH_KEY: KEEPER_KEY });
+    watcher = await TabwireClient.connect({ url: hub.url, token: FULL, reconnect: false });
+    stranger = await TabwireClient.connect({ url: hub.url, token: OTHER, reconnect: false });
+  });
+  after(async () => {
+    await Promise.all([watcher?.close(), stranger?.close()]);
+    await hub?.stop();
+    await fixtures?.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  it("its tabs come back at their URLs under their targets, told by tab.restored to the subscribers who may see it only", async () => {
+    const tab = await openTab(watcher, fixtures.url("set-cookie?name=session&value=crash-1"), { clientId: "keeper" });
+    // Reopened at index.html, the tab is logged in only if the saved cookie came back.
+    await watcher.call("navigate", { target: tab.target, url: fixtures.url("index.html") });
+    await watcher.call("clients.configure", { clientId: "keeper", persistent: true });
+    await Promise.all([watcher, stranger].map((each) => each.call("events.subscribe", { topics: ["tabs"] })));
+    const strangerRestored: unknown[] = [];
+    stranger.on("tab.restored", (params) => strangerRestored.push(params));
+    const restored = collect(watcher, "tab.restored", { done: (all) => all.length >= 1, timeoutMs: EVENT_BUDGET_MS });
+
+    process.kill(hub.services.browser.pid as number, "SIGKILL");
+    const [notice] = await restored;
+    expect(notice).to.include({ target: tab.target, clientId: "keeper", url: fixtures.url("index.html") });
+    expect(notice?.tabId).to.not.equal(tab.tabId);
+    const { tabs } = await watcher.call("tabs.list", { clientId: "keeper" });
+    expect(tabs.map((each) => [each.target, each.tabId])).to.deep.equal([[tab.target, notice?.tabId]]);
+    const sent = await evaluate(watcher, tab.target, "fetch('/cookies').then((r) => r.text())");
+    expect(sent.value).to.equal("session=crash-1");
+    expect((await failure(stranger.call("evaluate", { target: tab.target, expression: "1" }))).code).to.equal(-32002);
+    expect(strangerRestored).to.deep.equal([]);
+    await watcher.call("clients.configure", { clientId: "keeper", persistent: false });
   });
 });
