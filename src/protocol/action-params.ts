@@ -24,7 +24,9 @@ export interface ActionMethodParams {
     modifiers?: Modifier[];
     /** Where to click, from the element's top-left corner in CSS pixels (default its centre). */
     position?: {
+      /** CSS px from the left edge. */
       x: number;
+      /** CSS px from the top edge. */
       y: number;
     };
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
@@ -44,7 +46,9 @@ export interface ActionMethodParams {
     y?: number;
     /** Where to hover, from the element's top-left corner in CSS pixels (default its centre). */
     position?: {
+      /** CSS px from the left edge. */
       x: number;
+      /** CSS px from the top edge. */
       y: number;
     };
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
@@ -109,8 +113,11 @@ export interface ActionMethodParams {
     target: Target;
     /** The fields, in order (at most 100). */
     fields: {
+      /** Field ref from the latest snapshot. */
       ref?: string;
+      /** Or a CSS selector. */
       selector?: string;
+      /** Text; an option value or label for a select; true or false (or "true"/"false") for a checkbox or radio. */
       value: string | boolean;
     }[];
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
@@ -194,11 +201,11 @@ export interface ActionMethodParams {
     selector?: string;
     /** The files (at most 100). */
     files: {
-      /** The file's name as the page sees it. */
+      /** The file's name, as the page sees it. */
       name: string;
-      /** The caller's MIME type (Chrome types the file by its name's extension). */
+      /** Its MIME type (Chrome types a file by its name's extension). */
       mimeType?: string;
-      /** The bytes, base64. */
+      /** Its bytes, base64. */
       data: string;
     }[];
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */

@@ -15,7 +15,7 @@ interface MethodDefaults {
   navigate: "waitUntil";
   evaluate: "awaitPromise" | "isolate" | "args" | "captureConsole";
   content: "format" | "includeIframes";
-  snapshot: "source" | "interestingOnly" | "interactiveOnly" | "boxes";
+  snapshot: "source" | "interestingOnly" | "interactiveOnly" | "boxes" | "compact";
   callOn: "args" | "awaitPromise" | "captureConsole";
   screenshot: "format" | "optimizeForSpeed" | "fullPage";
   cancel: never;

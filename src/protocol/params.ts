@@ -109,6 +109,8 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     diff?: string;
     /** Give each node of `root` its layout box in the viewport (`box`: {x, y, width, height}, CSS pixels), from one DOMSnapshot of the page. */
     boxes?: boolean;
+    /** Write `text` for a language model: refs only on what can be acted on or read alone (not on rows, cells, list items, paragraphs, labels, nor a native select's options), a label's text left out where its control carries it as its name, an unnamed wrapper with one child replaced by the child, and a table row whose cells each hold text or one element written as one line (`- row: "Name" | link "Open" [ref=e9]`). The tree (`root`) and the refs are the same either way. The MCP front sets it. */
+    compact?: boolean;
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -149,9 +151,13 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     fullPage?: boolean;
     /** A rectangle of the document to capture, in CSS pixels (page coordinates). */
     clip?: {
+      /** CSS px from the page's left. */
       x: number;
+      /** CSS px from the page's top. */
       y: number;
+      /** CSS px. */
       width: number;
+      /** CSS px. */
       height: number;
     };
     /** An element ref from the tab's latest snapshot. */
@@ -232,7 +238,9 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     target: Target;
     /** The task: a string, or chat messages. */
     input: string | {
+      /** Who says it: user, assistant or system. */
       role: string;
+      /** The message. */
       content: string;
     }[];
     /** The agent tool to run the task with. */

@@ -8,6 +8,7 @@ import { domAxNodes } from "./dom-ax-nodes.js";
 import { refTableOf, type RefTable } from "./ref-registry.js";
 import { nodeBoxes, type Box } from "./node-boxes.js";
 import { axNodesWithFrames } from "./frame-ax-nodes.js";
+import { compactLines } from "./snapshot-compact.js";
 import { cursorOf, diffLines, pageOf, readCursor } from "./snapshot-text.js";
 
 /** The params of `snapshot` once validated and defaulted. */
@@ -22,6 +23,8 @@ export interface SnapshotOptions {
   cursor?: string;
   diff?: string;
   boxes: boolean;
+  /** The text as a language model reads it (snapshot-compact.ts); the tree and its refs are the same. */
+  compact: boolean;
 }
 
 /** The result of `snapshot` (docs/protocol.md section 5, "Page structure and capture"). */
@@ -53,11 +56,13 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
     const tree = buildAxTree(nodes, { ...options, firstRef, root });
     if (boxOf) addBoxes(tree.root, tree.refs, boxOf);
     const snapshotId = randomUUID();
-    const text = before ? diffLines(before, tree.lines) : tree.text;
+    const lines = options.compact ? compactLines(tree.root, tree.refs) : tree.lines;
+    const wholeText = options.compact ? lines.map((line) => line.text).join("\n") : tree.text;
+    const text = before ? diffLines(before, lines) : wholeText;
     const { url, title } = targetInfo;
     // Paged and diff answers carry the root node alone: the tree as JSON is larger than its text.
     const { children: _children, box: _box, ...rootNode } = tree.root;
-    table.replace({ snapshotId, firstRef, nextRef: tree.nextRef, refs: tree.refs, lines: tree.lines, text, url, title, rootNode });
+    table.replace({ snapshotId, firstRef, nextRef: tree.nextRef, refs: tree.refs, lines, text, url, title, rootNode });
     const whole = options.maxChars === undefined && !before;
     const truncated = tree.truncated || readTruncated === true ? { truncated: true as const } : {};
     const answer: Snapshot = { snapshotId, url, title, text, root: whole ? tree.root : rootNode, ...truncated };
