@@ -47,10 +47,18 @@ for (const source of ["chrome", "dom"] as const) {
       expect(compact.text).to.not.match(/LabelText|StaticText "Name"/);
       const unreffed = compact.text.split("\n").filter((line) => !line.includes("[ref="));
       expect(unreffed.length).to.be.above(0);
-      for (const line of unreffed) expect(line, line).to.match(/^\s*- (option|paragraph|listitem|row|cell|generic|group|LabelText)\b/);
+      for (const line of unreffed)
+        expect(line, line).to.match(/^\s*- (option|paragraph|listitem|row|cell|generic|group|LabelText)\b|^\s*- "/);
       const ref = /button "Press me" \[ref=(e\d+)\]/.exec(compact.text)?.[1] as string;
       await suite.client.call("click", { target: tab.target, ref });
       expect((await evaluate(suite.client, tab.target, "events.length")).value).to.be.above(0);
+      // Text is a quoted line, each with its ref: two texts side by side (two divs) are two lines a drag can join.
+      const [from, to] = ["Drag me", "Drop here"].map(
+        (text) => new RegExp(`^\\s*- "${text}" \\[ref=(e\\d+)\\]$`, "m").exec(compact.text)?.[1],
+      );
+      await suite.client.call("drag", { target: tab.target, from: { ref: from as string }, to: { ref: to as string } });
+      const drags = (await evaluate(suite.client, tab.target, "drags")).value as string[];
+      expect([drags[0], drags.at(-1)]).to.deep.equal(["source:pointerdown:true", "sink:pointerup:true"]);
       await evaluate(suite.client, tab.target, "document.getElementById('btn').textContent = 'Renamed'");
       const diff = await suite.client.call("snapshot", { target: tab.target, source, compact: true, diff: compact.snapshotId });
       expect(diff.text).to.match(/^~ button "Renamed" \[ref=e\d+\]$/m);

@@ -25,16 +25,37 @@ const text = (spec: Spec): string =>
     .join("\n");
 
 describe("compactLines: a snapshot's text as a language model reads it", () => {
-  it("puts refs only on what can be acted on or read alone, not on text structure or a native select's options", () => {
+  it("puts refs only on what can be acted on or referred to, not on text structure or a native select's options", () => {
     const page: Spec = [
       "RootWebArea",
       "Shop",
       [
         ["heading", "Plans"],
         ["paragraph", "", [["StaticText", "Pick one."]]],
-        ["combobox", "Plan", [["option", "Free"], ["option", "Pro"]], "Free"],
+        [
+          "combobox",
+          "Plan",
+          [
+            ["option", "Free"],
+            ["option", "Pro"],
+          ],
+          "Free",
+        ],
         ["listbox", "Size", [["option", "S"]]],
-        ["list", "", [["listitem", "", [["StaticText", "One"], ["link", "Two"]]]]],
+        [
+          "list",
+          "",
+          [
+            [
+              "listitem",
+              "",
+              [
+                ["StaticText", "One"],
+                ["link", "Two"],
+              ],
+            ],
+          ],
+        ],
         ["group", "Billing", [["radio", "Monthly"]]],
       ],
     ];
@@ -42,7 +63,8 @@ describe("compactLines: a snapshot's text as a language model reads it", () => {
       [
         '- RootWebArea "Shop" [ref=e1]',
         '  - heading "Plans" [ref=e2]',
-        '  - StaticText "Pick one." [ref=e4]',
+        // The text of a paragraph carries the paragraph's ref.
+        '  - "Pick one." [ref=e3]',
         '  - combobox "Plan" [ref=e5]: "Free"',
         '    - option "Free"',
         '    - option "Pro"',
@@ -50,7 +72,7 @@ describe("compactLines: a snapshot's text as a language model reads it", () => {
         '    - option "S" [ref=e9]',
         "  - list [ref=e10]",
         "    - listitem",
-        '      - StaticText "One" [ref=e12]',
+        '      - "One" [ref=e12]',
         '      - link "Two" [ref=e13]',
         '  - group "Billing" [ref=e14]',
         '    - radio "Monthly" [ref=e15]',
@@ -65,8 +87,22 @@ describe("compactLines: a snapshot's text as a language model reads it", () => {
       [
         ["LabelText", "", [["StaticText", "Email"]]],
         ["textbox", "Email"],
-        ["LabelText", "", [["StaticText", "Name"], ["textbox", "Name"]]],
-        ["group", "Size", [["Legend", "", [["StaticText", "Size"]]], ["radio", "Small"]]],
+        [
+          "LabelText",
+          "",
+          [
+            ["StaticText", "Name"],
+            ["textbox", "Name"],
+          ],
+        ],
+        [
+          "group",
+          "Size",
+          [
+            ["Legend", "", [["StaticText", "Size"]]],
+            ["radio", "Small"],
+          ],
+        ],
         ["StaticText", " "],
         ["StaticText", "Sign up"],
       ],
@@ -87,9 +123,59 @@ describe("compactLines: a snapshot's text as a language model reads it", () => {
       "table",
       "Prices",
       [
-        ["rowgroup", "", [["row", "", [["columnheader", "Plan"], ["columnheader", "Price"]]]]],
-        ["row", "", [["cell", "Pro"], ["cell", "9", [["link", "9"]]], ["cell", "", [["checkbox", "Pick"]]]]],
-        ["row", "", [["cell", "Team"], ["cell", "29 a month", [["StaticText", "29"], ["StaticText", "a month"]]]]],
+        [
+          "rowgroup",
+          "",
+          [
+            [
+              "row",
+              "",
+              [
+                ["columnheader", "Plan"],
+                ["columnheader", "Price"],
+              ],
+            ],
+          ],
+        ],
+        [
+          "row",
+          "",
+          [
+            ["cell", "Pro"],
+            ["cell", "9", [["link", "9"]]],
+            ["cell", "", [["checkbox", "Pick"]]],
+          ],
+        ],
+        [
+          "row",
+          "",
+          [
+            ["cell", "Team"],
+            [
+              "cell",
+              "29 a month",
+              [
+                ["StaticText", "29"],
+                ["StaticText", "a month"],
+              ],
+            ],
+          ],
+        ],
+        [
+          "row",
+          "",
+          [
+            ["cell", "Team"],
+            [
+              "cell",
+              "",
+              [
+                ["link", "Edit"],
+                ["button", "Delete"],
+              ],
+            ],
+          ],
+        ],
       ],
     ];
     expect(text(table)).to.equal(
@@ -97,17 +183,111 @@ describe("compactLines: a snapshot's text as a language model reads it", () => {
         '- table "Prices" [ref=e1]',
         '  - row: "Plan" | "Price"',
         '  - row: "Pro" | link "9" [ref=e9] | checkbox "Pick" [ref=e11]',
+        '  - row: "Team" | "29 a month"',
         "  - row",
         '    - cell "Team"',
-        '    - cell "29 a month"',
-        '      - StaticText "29" [ref=e15]',
-        '      - StaticText "a month" [ref=e16]',
+        "    - cell",
+        '      - link "Edit" [ref=e20]',
+        '      - button "Delete" [ref=e21]',
+      ].join("\n"),
+    );
+  });
+
+  it("writes adjacent inline texts as one line, each list item or paragraph as its own, and leaves out what a name says", () => {
+    const article: Spec = [
+      "article",
+      "",
+      [
+        [
+          "heading",
+          "Intro to it",
+          [
+            [
+              "link",
+              "Intro to it",
+              [
+                ["StaticText", "Intro"],
+                ["emphasis", "", [["StaticText", "to it"]]],
+              ],
+            ],
+          ],
+        ],
+        [
+          "link",
+          "Acme Docs",
+          [
+            ["image", "Acme"],
+            ["StaticText", "Docs"],
+          ],
+        ],
+        [
+          "paragraph",
+          "",
+          [
+            ["StaticText", "Read the"],
+            ["link", "guide"],
+            ["StaticText", "and"],
+            ["strong", "", [["StaticText", "then"]]],
+            ["StaticText", "go."],
+          ],
+        ],
+        [
+          "list",
+          "",
+          [
+            ["listitem", "", [["StaticText", "One"]]],
+            [
+              "listitem",
+              "",
+              [
+                ["StaticText", "Two with"],
+                ["code", "", [["StaticText", "code()"]]],
+              ],
+            ],
+          ],
+        ],
+        ["time", "", [["StaticText", "2026-01-06"]]],
+        ["generic", "", [["StaticText", " "]]],
+        ["button", "Close", [["StaticText", "x"]]],
+      ],
+    ];
+    expect(text(article)).to.equal(
+      [
+        "- article [ref=e1]",
+        // The heading's name is its link's: the link's line says it, and the link's words are its name.
+        "  - heading [ref=e2]",
+        '    - link "Intro to it" [ref=e3]',
+        '  - link "Acme Docs" [ref=e7]',
+        "  - paragraph",
+        // A text alone has its own ref; one joined with a phrase beside it has none.
+        '    - "Read the" [ref=e11]',
+        '    - link "guide" [ref=e12]',
+        '    - "and then go."',
+        "  - list [ref=e17]",
+        '    - "One" [ref=e18]',
+        '    - "Two with code()" [ref=e20]',
+        '  - "2026-01-06" [ref=e24]',
+        '  - button "Close" [ref=e28]',
+        '    - "x" [ref=e29]',
       ].join("\n"),
     );
   });
 
   it("gives each line the DOM node it names, and its text without refs, for diffs", () => {
-    const { root, refs } = tree(["RootWebArea", "Page", [["row", "", [["cell", "A"], ["cell", "", [["link", "Go"]]]]]]]);
+    const { root, refs } = tree([
+      "RootWebArea",
+      "Page",
+      [
+        [
+          "row",
+          "",
+          [
+            ["cell", "A"],
+            ["cell", "", [["link", "Go"]]],
+          ],
+        ],
+      ],
+    ]);
     const lines = compactLines(root, refs);
     expect(lines.map((line) => [line.depth, line.bare, line.node])).to.deep.equal([
       [0, 'RootWebArea "Page"', "/102"],
