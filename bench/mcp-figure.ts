@@ -7,7 +7,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { answered } from "./compare.js";
 import type { Figure } from "./figure.js";
-import { serveLargePage } from "./large-page.js";
+import { serveArticlePage, serveLargePage } from "./large-page.js";
 import { connectChromeDevtoolsMcp, connectMcp, newChromeDevtoolsPage, toolsListChars, toolText as call } from "./mcp-peers.js";
 import { median } from "./stats.js";
 import { WsCaller } from "./ws-caller.js";
@@ -43,7 +43,7 @@ interface McpAgent {
  * The same agent step sequence (load a page, snapshot, click a ref, snapshot again, screenshot) through tabwire's MCP
  * front (Streamable HTTP), `@playwright/mcp` and `chrome-devtools-mcp` (stdio, both on the bench's Chromium), rounds
  * interleaved on the generated 5,000-element page: the median time of each step, the size of each default snapshot (all of
- * its pages) and of each server's tools/list.
+ * its pages) there and on the 2,900-element article page, and of each server's tools/list.
  * The warm-up round opens each agent's tab; the measured rounds load the page into it again.
  */
 export async function mcpFigures(cdpUrl: string, hubUrl: string): Promise<Figure[]> {
@@ -73,7 +73,13 @@ export async function mcpFigures(cdpUrl: string, hubUrl: string): Promise<Figure
       const measured = await floor.run(page.url);
       if (round >= 0) for (const step of FLOOR_STEPS) floorTimes[step].push(measured[step]);
     }
-    return [...figures(times, floorTimes), sizeFigure("snapshot", sizes), sizeFigure("tools/list", toolsLists)];
+    const articleSizes = await articleSnapshotSizes(agents);
+    return [
+      ...figures(times, floorTimes),
+      sizeFigure("snapshot", sizes),
+      sizeFigure("article snapshot", articleSizes),
+      sizeFigure("tools/list", toolsLists),
+    ];
   } finally {
     for (const agent of Object.values(agents)) await agent.close().catch(() => undefined);
     await floor.close();
@@ -118,13 +124,32 @@ function figures(times: Record<string, Record<Step, number[]>>, floorTimes: Reco
   return rows;
 }
 
+/** Each agent's default snapshot of the article page, every page read: a page of text and links, not of tables and forms. */
+async function articleSnapshotSizes(agents: Record<string, McpAgent>): Promise<Record<string, number>> {
+  const page = await serveArticlePage();
+  try {
+    const sizes: Record<string, number> = {};
+    for (const [name, agent] of Object.entries(agents)) {
+      await agent.open(page.url);
+      sizes[name] = (await agent.snapshot()).readChars;
+    }
+    return sizes;
+  } finally {
+    await page.close();
+  }
+}
+
 /**
  * A size in characters a model reads, tabwire's against the smaller peer's: the default snapshot with every page read
  * (the cursor followed), or the tools/list answer. The name gives the ratio to each peer.
  */
-function sizeFigure(what: "snapshot" | "tools/list", sizes: Record<string, number>): Figure {
+function sizeFigure(what: "snapshot" | "article snapshot" | "tools/list", sizes: Record<string, number>): Figure {
   const [hub, playwright, devtools] = [sizes.tabwire!, sizes.playwrightMcp!, sizes.chromeDevtoolsMcp!];
-  const whose = what === "snapshot" ? "default snapshot text, every page read" : "tools/list answer";
+  const whose = {
+    snapshot: "default snapshot text of the 5,000-element page, every page read",
+    "article snapshot": "default snapshot text of a 2,900-element page of articles, every page read",
+    "tools/list": "tools/list answer",
+  }[what];
   const each = `${(hub / playwright).toFixed(2)}x @playwright/mcp's ${playwright} chars, ${(hub / devtools).toFixed(2)}x chrome-devtools-mcp's ${devtools} chars`;
   return {
     name: `MCP ${whose}: tabwire / the smaller peer's (${each})`,
