@@ -18,6 +18,7 @@ import type { MethodDefinition } from "./rpc/method.js";
 import { loadOpenRpc, ParamsValidator } from "./rpc/params-validator.js";
 import { Router } from "./rpc/router.js";
 import { UploadFolder } from "./runtime/upload-folder.js";
+import { watchPageTitles } from "./runtime/page-titles.js";
 import type { HubServices } from "./services.js";
 import { openAgentPeer } from "./agents/agent-peer.js";
 import { AccessPolicy } from "./transport/access-policy.js";
@@ -162,6 +163,7 @@ function buildServices(config: Config): HubServices {
   const agents = new AgentRegistry();
   const clients = new ClientManager(browser, agents, { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs });
   limitPopups(browser, clients, config.maxTabsPerClient);
+  watchPageTitles(pool, browser);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
   const eventTopics = new EventTopics(clients, consoleStream, agents);
   const metrics = new HubMetrics({ browser, pool, console: consoleStream });

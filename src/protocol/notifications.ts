@@ -31,6 +31,15 @@ export interface Notifications {
     tabId: string;
     url: string;
   };
+  /** A tab of a client the connection may see changed its URL or title (Chrome's Target.targetInfoChanged): at most one a tab every 100 ms, with the latest values. */
+  "tab.updated": {
+    target: Target;
+    clientId: ClientId;
+    tabId: string;
+    url: string;
+    /** The page's title (Chrome gives the URL while the page has none). */
+    title: string;
+  };
   /** A tab went: to the `tabs` topic and to every connection subscribed to the tab's console (once per connection); its subscriptions end. */
   "tab.closed": {
     target: Target;
@@ -156,6 +165,7 @@ export const NOTIFICATION_NAMES = [
   "console.dropped",
   "dialog.opened",
   "tab.opened",
+  "tab.updated",
   "tab.closed",
   "agent.connected",
   "agent.ready",
