@@ -34,6 +34,7 @@ import { UiFront } from "./http/ui-front.js";
 import { Screencasts } from "./events/screencast.js";
 import { TabEmulation } from "./runtime/tab-emulation.js";
 import { NetworkLog } from "./events/network-log.js";
+import { NetworkStream } from "./events/network-stream.js";
 import { ClientRoutes } from "./clients/client-routes.js";
 import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
@@ -170,6 +171,7 @@ function buildServices(config: Config): HubServices {
   const uploads = new UploadFolder(browser, config.maxUploadBytes);
   // The network log first: its attach step turns the Network domain on, which the emulation's conditions need.
   const network = new NetworkLog(pool, browser, NETWORK_LOG_SIZE);
+  const networkStream = new NetworkStream(network, browser);
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
   const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
@@ -177,7 +179,7 @@ function buildServices(config: Config): HubServices {
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
-    ...{ uploads, emulation, network, routes, downloads, screencasts: new Screencasts(browser) },
+    ...{ uploads, emulation, network, networkStream, routes, downloads, screencasts: new Screencasts(browser) },
   };
 }
 
