@@ -11,17 +11,21 @@ const COMMAND_TIMEOUT_MS = 5_000;
 
 /**
  * Runs in the hub's own world of the top document (page scripts cannot see it): tells the hub the title at once,
- * then at each change, at most once per 100 ms (the newest last); `tabwireTitleAgain()` tells it again.
+ * then at each change, at most once per 100 ms (the newest last); `tabwireTitleAgain()` tells it again. The world
+ * outlives the hub's session (the pool lets sessions go and attaches again): run again, it tells the title to the new
+ * session, whose record of the tab starts without one. Nothing it does may throw: the exception would reach the tab's
+ * console subscribers.
  */
 const WATCH_TITLE = `(() => {
-  if (globalThis.tabwireTitleAgain) return;
-  const send = globalThis.${BINDING};
+  if (globalThis.tabwireTitleAgain) return globalThis.tabwireTitleAgain();
   let last = null, timer = 0, due = false;
   const report = (again) => {
-    const title = String(document.title).slice(0, ${TITLE_MAX_CHARS});
-    if (title === last && !again) return;
-    last = title;
-    send(title);
+    try {
+      const title = String(document.title).slice(0, ${TITLE_MAX_CHARS});
+      if (title === last && !again) return;
+      last = title;
+      globalThis.${BINDING}(title);
+    } catch {}
   };
   const changed = () => {
     if (timer) { due = true; return; }

@@ -119,3 +119,48 @@ describe("tab.updated: a tab's new title and URL reach the subscribers that may 
     }
   });
 });
+
+describe("tab.updated after the hub's session to a tab was recycled (MAX_SESSIONS=1; real hub, real Chromium)", function () {
+  this.timeout(60_000);
+  let hub: Hub;
+  let site: FixtureServer;
+
+  before(async () => {
+    site = await startFixtureServer();
+    hub = await startTestHub({ MAX_SESSIONS: "1" });
+  });
+  after(async () => {
+    await hub?.stop();
+    await site?.close();
+  });
+
+  it("a title set while the hub held no session to the tab is told once the tab is attached again, to subscribers and tabs.list", async () => {
+    const client = await connect(hub);
+    const first = await openTab(client, site.url("index.html"));
+    const second = await openTab(client, site.url("other.html"));
+    try {
+      await client.call("events.subscribe", { topics: ["tabs"] });
+      // The first tab renames itself when the second asks (same origin), then tells the fixture server it did.
+      await evaluate(client, first.target, {
+        expression: `new BroadcastChannel("rename").onmessage = (event) => { document.title = event.data; fetch("/mark?name=renamed"); }; 1`,
+      });
+      // The second tab's session takes the pool's one place: the first tab's goes, and the rename happens without it.
+      await evaluate(client, second.target, `new BroadcastChannel("rename").postMessage("renamed while detached"); 1`);
+      await site.waitForMark("renamed");
+      const renamed = collect<TabUpdated>(client, "tab.updated", (all) => all.some((update) => update.title === "renamed while detached"));
+      // Any call attaches the first tab again.
+      await evaluate(client, first.target, "1");
+      expect((await renamed).find((update) => update.title === "renamed while detached")?.target).to.equal(first.target);
+      const { tabs } = await client.call<{ tabs: { target: string; title: string }[] }>("tabs.list", {});
+      expect(tabs.find((tab) => tab.target === first.target)?.title).to.equal("renamed while detached");
+      // And later titles of the tab, attached again, are told too.
+      const again = collect<TabUpdated>(client, "tab.updated", (all) => all.some((update) => update.title === "renamed again"));
+      await evaluate(client, first.target, "document.title = 'renamed again'");
+      expect((await again).find((update) => update.title === "renamed again")?.target).to.equal(first.target);
+    } finally {
+      await closeTab(client, second.target);
+      await closeTab(client, first.target);
+      await client.close();
+    }
+  });
+});
