@@ -18,6 +18,51 @@ const BUTTON_PAGE =
 const FORM_PAGE =
   "data:text/html,<title>form</title><body style='margin:0'><form id=f style='padding:20px' onsubmit=\"event.preventDefault();document.getElementById('out').textContent='submitted: '+document.getElementById('q').value\"><input id=q style='width:300px;height:30px;font-size:20px'></form><p id=out></p><div style='height:3000px'></div><p id=far>the end</p></body>";
 
+/**
+ * Runs in the dashboard's page before its scripts: keeps, in order, the JSON-RPC frames its sockets receive (a
+ * notification's method with its target and title, or "answer") and each `{ shown }` mark of whenShown.
+ */
+const WIRE_LOG = `(() => {
+  window.tabwireWire = [];
+  const Native = WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        try {
+          const frame = JSON.parse(event.data);
+          const params = frame.params || {};
+          window.tabwireWire.push({ in: frame.method || "answer", target: params.target, title: params.title });
+        } catch {}
+      });
+    }
+  };
+})()`;
+
+/** Marks the page's frame log with `{ shown: label }` as soon as `condition` (an expression) holds in the page. */
+async function whenShown(page: Page, label: string, condition: string): Promise<void> {
+  await page.evaluate(`(() => {
+    const done = () => { window.tabwireWire.push({ shown: ${JSON.stringify(label)} }); observer.disconnect(); };
+    const observer = new MutationObserver(() => { if (${condition}) done(); });
+    observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+    if (${condition}) done();
+  })()`);
+}
+
+/**
+ * Waits for the mark of whenShown and answers the frame received just before it: the one whose handling put it on
+ * screen (a frame's handler and the observer's callback run in one task, before the next frame's).
+ */
+async function shownBy(page: Page, label: string): Promise<Record<string, unknown> | undefined> {
+  await page.waitForFunction(`window.tabwireWire.some((entry) => entry.shown === ${JSON.stringify(label)})`);
+  const log = (await page.evaluate("window.tabwireWire")) as Record<string, unknown>[];
+  const at = log.findIndex((entry) => entry.shown === label);
+  return log
+    .slice(0, at)
+    .reverse()
+    .find((entry) => entry.in !== undefined);
+}
+
 /** Signs in through the page's own form and waits for the overview. */
 async function signIn(page: Page, base: string, token: string): Promise<void> {
   await page.goto(`${base}/ui`);
@@ -95,20 +140,21 @@ describe("dashboard in a browser: sign in, overview, live view, console, take ov
     await page.browserContext().close();
   });
 
-  it("overview: a new client shows without a reload, and its tab's card follows the page's new title (tab.updated)", async () => {
+  it("overview: a new client and its tab show from tab.opened itself, and the card's new title from tab.updated, before any read of the lists", async () => {
     const page = await freshPage();
+    await page.evaluateOnNewDocument(WIRE_LOG);
     await signIn(page, base, FULL);
     await page.waitForSelector("#stats");
     const full = await connect(hub, { token: FULL });
     try {
+      await whenShown(page, "new client", `document.querySelector('[data-client="gamma"] [data-tab]') !== null`);
       const tab = await openTab(full, "data:text/html,<title>before the rename</title>", { clientId: "gamma" });
+      expect(await shownBy(page, "new client")).to.deep.equal({ in: "tab.opened", target: tab.target });
       const title = `[data-client="gamma"] [data-tab="${tab.target}"] .tab-title`;
       await page.waitForFunction(`document.querySelector(${JSON.stringify(title)})?.textContent === "before the rename"`);
+      await whenShown(page, "renamed", `document.querySelector(${JSON.stringify(title)})?.textContent === "renamed by the page"`);
       await evaluate(full, tab.target, "document.title = 'renamed by the page'");
-      await page.waitForFunction(`document.querySelector(${JSON.stringify(title)})?.textContent === "renamed by the page"`);
-      expect(await page.$$eval("[data-client]", (sections) => sections.map((section) => section.getAttribute("data-client")))).to.include(
-        "gamma",
-      );
+      expect(await shownBy(page, "renamed")).to.deep.equal({ in: "tab.updated", target: tab.target, title: "renamed by the page" });
     } finally {
       await full.close();
       await page.browserContext().close();

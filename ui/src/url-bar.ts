@@ -1,4 +1,4 @@
-// The tab view's URL bar: the tab's URL (kept current by tab.updated), Enter to load another, back, forward, reload.
+// The tab view's URL bar: the tab's URL (kept current by tab.updated), Enter to load another.
 
 import { h, setText } from "./dom.js";
 import { errorText } from "./format.js";
@@ -17,7 +17,7 @@ export function addressOf(typed: string): string {
   return `${local ? "http" : "https"}://${text}`;
 }
 
-/** The bar: `form#url-bar` with `button#nav-back`, `button#nav-forward`, `button#nav-reload` and `input#tab-url`. */
+/** The bar: `form#url-bar` with `input#tab-url`. */
 export class UrlBar {
   readonly element: HTMLFormElement;
   private readonly input: HTMLInputElement;
@@ -29,11 +29,6 @@ export class UrlBar {
     private readonly rpc: Rpc,
     private readonly target: string,
   ) {
-    const button = (id: string, label: string, text: string): HTMLButtonElement =>
-      h("button", { id, type: "button", class: "nav-button", "aria-label": label, title: label }, text);
-    const back = button("nav-back", "Back", "←");
-    const forward = button("nav-forward", "Forward", "→");
-    const reload = button("nav-reload", "Reload", "↻");
     this.input = h("input", {
       id: "tab-url",
       type: "text",
@@ -43,14 +38,11 @@ export class UrlBar {
       "aria-label": "Address: type a URL and press Enter to load it in the tab",
     });
     this.status = h("p", { id: "url-status", class: "status", role: "status", "aria-live": "polite" });
-    this.element = h("form", { id: "url-bar", class: "url-bar", "aria-label": "Address" }, back, forward, reload, this.input);
+    this.element = h("form", { id: "url-bar", class: "url-bar", "aria-label": "Address" }, this.input);
     this.scope.listen(this.element, "submit", (event) => {
       event.preventDefault();
-      void this.go("navigate", { url: addressOf(this.input.value) });
+      void this.navigate(addressOf(this.input.value));
     });
-    this.scope.listen(back, "click", () => void this.go("tabs.back", {}));
-    this.scope.listen(forward, "click", () => void this.go("tabs.forward", {}));
-    this.scope.listen(reload, "click", () => void this.go("tabs.reload", {}));
     // Leaving the field without Enter gives back the tab's URL.
     this.scope.listen(this.input, "blur", () => this.show(this.url));
     this.scope.listen(this.input, "keydown", (event) => {
@@ -73,7 +65,7 @@ export class UrlBar {
 
   /** The tab went: nothing to navigate any more. */
   disable(): void {
-    for (const control of this.element.querySelectorAll<HTMLInputElement | HTMLButtonElement>("input, button")) control.disabled = true;
+    this.input.disabled = true;
   }
 
   /** Stops listening. */
@@ -81,14 +73,14 @@ export class UrlBar {
     this.scope.dispose();
   }
 
-  /** Calls navigate (or tabs.back, tabs.forward, tabs.reload) and says how it went; tab.updated brings the new URL. */
-  private async go(method: string, params: Record<string, unknown>): Promise<void> {
+  /** Calls navigate and says how it went; tab.updated brings the new URL. */
+  private async navigate(url: string): Promise<void> {
     if (!this.rpc.isOpen) return;
     setText(this.status, "Loading…");
     try {
       const result = await this.rpc.call<{ url?: string }>(
-        method,
-        { target: this.target, ...params, timeoutMs: NAVIGATE_TIMEOUT_MS },
+        "navigate",
+        { target: this.target, url, timeoutMs: NAVIGATE_TIMEOUT_MS },
         { timeoutMs: NAVIGATE_TIMEOUT_MS + ANSWER_SLACK_MS },
       );
       if (this.scope.isDisposed) return;
@@ -96,7 +88,7 @@ export class UrlBar {
       this.input.blur();
       if (typeof result.url === "string") this.show(result.url);
     } catch (error) {
-      if (!this.scope.isDisposed) setText(this.status, `${method}: ${errorText(error)}`);
+      if (!this.scope.isDisposed) setText(this.status, `navigate: ${errorText(error)}`);
     }
   }
 }
