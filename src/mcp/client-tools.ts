@@ -69,11 +69,14 @@ export class ClientTools {
   server(caps: ReadonlySet<string>): Server {
     const server = new Server({ name: "tabwire", version: this.#parts.version }, { capabilities: { tools: {} } });
     server.setRequestHandler("tools/list", () => ({
-      tools: this.#offered(caps).map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, annotations })),
+      tools: this.#offered(caps).map(({ name, description, inputSchema, annotations }) => ({
+        name,
+        description,
+        inputSchema,
+        annotations,
+      })),
     }));
-    server.setRequestHandler("tools/call", (request, context) =>
-      this.#call(this.#callable(caps), request.params, context.mcpReq.signal),
-    );
+    server.setRequestHandler("tools/call", (request, context) => this.#call(this.#callable(caps), request.params, context.mcpReq.signal));
     return server;
   }
 

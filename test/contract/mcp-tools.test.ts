@@ -9,12 +9,23 @@ const tools = hubTools(loadOpenRpc());
 /** What a session with no caps and no agent lists: the default tools. */
 const defaults = tools.filter((tool) => tool.cap === undefined && tool.method !== "agent.run");
 const listed = (offered: typeof tools): string =>
-  JSON.stringify({ tools: offered.map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, annotations })) });
+  JSON.stringify({
+    tools: offered.map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, annotations })),
+  });
 
 // The hub's own language, which a model has no use for: its JSON-RPC method names, its operator settings and error
 // names (UPPER_SNAKE), and the doors and parts of the hub.
 const dotted = doc.methods.map((method) => method.name).filter((name) => name.includes("."));
-const INTERNAL = [/\bcallOn\b/, /\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/, /JSON-RPC/i, /\/rpc\b/, /orchestrator/i, /\bCDP\b/, /\bclientId\b/, /DevTools/];
+const INTERNAL = [
+  /\bcallOn\b/,
+  /\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b/,
+  /JSON-RPC/i,
+  /\/rpc\b/,
+  /orchestrator/i,
+  /\bCDP\b/,
+  /\bclientId\b/,
+  /DevTools/,
+];
 
 /** Every schema of a tool's params, nested ones included, with its path. */
 function* schemasOf(schema: Record<string, unknown>, path: string): Generator<[string, Record<string, unknown>]> {
