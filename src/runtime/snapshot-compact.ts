@@ -76,6 +76,8 @@ const CONTROL_ROLES = new Set([
 // Their name, when their one child has it too (a heading that is a link), is left to the child's line.
 const NAME_LEFT_TO_CHILD_ROLES = new Set(["heading", ...TEXT_STRUCTURE_ROLES]);
 
+const NONE: readonly SnapshotNode[] = Object.freeze([]);
+
 /** What a line says, and the same without refs (what a diff compares). */
 interface Written {
   text: string;
@@ -119,7 +121,7 @@ export function compactLines(root: SnapshotNode, refs: ReadonlyMap<string, NodeA
 
 /** Reads each node's kept children and text once: the rules ask for them again from above. */
 class TreeReader {
-  #kept = new Map<SnapshotNode, SnapshotNode[]>();
+  #kept = new Map<SnapshotNode, readonly SnapshotNode[]>();
   #text = new Map<SnapshotNode, string | null>();
 
   /**
@@ -127,18 +129,10 @@ class TreeReader {
    * the node's name or the name of a control beside it left out, and so is a wrapper that holds nothing; none at all
    * when the node's name says every word of them (a link's words, an image link's alt).
    */
-  kept(node: SnapshotNode): SnapshotNode[] {
+  kept(node: SnapshotNode): readonly SnapshotNode[] {
     const known = this.#kept.get(node);
     if (known) return known;
-    const children = (node.children ?? []).flatMap((child) => (TRANSPARENT_ROLES.has(child.role) ? this.#flat(child) : [child]));
-    const repeated = new Set(children.filter((child) => CONTROL_ROLES.has(child.role) && child.name !== "").map((child) => child.name));
-    if (node.name !== "") repeated.add(node.name);
-    let kept = children.filter((child) => {
-      if (isBareWrapper(child) && this.kept(child).length === 0) return false;
-      const text = this.text(child);
-      return text === null || (text.trim() !== "" && !repeated.has(text.trim()));
-    });
-    if (node.name !== "" && this.#sayAll(node.name, kept)) kept = [];
+    const kept = node.children === undefined ? NONE : this.#keep(node, this.#flat(node));
     this.#kept.set(node, kept);
     return kept;
   }
@@ -155,13 +149,26 @@ class TreeReader {
     return text;
   }
 
-  #flat(node: SnapshotNode): SnapshotNode[] {
-    return (node.children ?? []).flatMap((child) => (TRANSPARENT_ROLES.has(child.role) ? this.#flat(child) : [child]));
+  // A snapshot reads every node's children: arrays and sets are made only where a rule needs them.
+  #keep(node: SnapshotNode, children: readonly SnapshotNode[]): readonly SnapshotNode[] {
+    let controls: Set<string> | undefined;
+    for (const child of children) if (CONTROL_ROLES.has(child.role) && child.name !== "") (controls ??= new Set()).add(child.name);
+    const kept = children.filter((child) => {
+      if (isBareWrapper(child) && this.kept(child).length === 0) return false;
+      const text = this.text(child)?.trim();
+      return text === undefined || (text !== "" && text !== node.name && !controls?.has(text));
+    });
+    return kept.length === 0 || (node.name !== "" && this.#sayAll(node.name, kept)) ? NONE : kept;
+  }
+
+  #flat(node: SnapshotNode): readonly SnapshotNode[] {
+    const children = node.children ?? NONE;
+    if (!children.some((child) => TRANSPARENT_ROLES.has(child.role))) return children;
+    return children.flatMap((child) => (TRANSPARENT_ROLES.has(child.role) ? this.#flat(child) : [child]));
   }
 
   /** Whether `name` is the children's words in order: their texts, and the alt of the images among them. */
   #sayAll(name: string, children: readonly SnapshotNode[]): boolean {
-    if (children.length === 0) return false;
     const words: string[] = [];
     for (const child of children) {
       const text = this.text(child) ?? (child.role === "image" && child.children === undefined ? child.name : null);
