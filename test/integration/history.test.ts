@@ -119,6 +119,30 @@ describe("tabs.back, tabs.forward, tabs.reload and tabs.stop over /rpc, MCP and 
     }
   });
 
+  it("over MCP, another session (another client) gets TARGET_NOT_FOUND for them on a tab not its own, which stays where it was", async () => {
+    const mcpUrl = new URL(`${hub.url.replace(/^ws/, "http")}/mcp`);
+    const [owner, stranger] = [new Client({ name: "owner", version: "1.0.0" }), new Client({ name: "stranger", version: "1.0.0" })];
+    await Promise.all([
+      owner.connect(new StreamableHTTPClientTransport(mcpUrl)),
+      stranger.connect(new StreamableHTTPClientTransport(mcpUrl)),
+    ]);
+    try {
+      const { target } = await result<{ target: string }>(owner, "tabs_open", { url: fixtures.url("index.html") });
+      await result(owner, "navigate", { target, url: fixtures.url("other.html") });
+      await result(owner, "tabs_back", { target });
+      for (const name of ["tabs_back", "tabs_forward", "tabs_reload", "tabs_stop"]) {
+        const answer = await call(stranger, name, { target });
+        expect(answer.isError, name).to.equal(true);
+        expect(answer.content[0]?.text, name).to.match(/^TARGET_NOT_FOUND/);
+      }
+      const shown = await result<{ value: string }>(owner, "evaluate", { target, expression: "location.href + ' ' + history.length" });
+      expect(shown.value).to.equal(`${fixtures.url("index.html")} 3`);
+      expect(await result(owner, "tabs_forward", { target })).to.deep.equal(other());
+    } finally {
+      await Promise.all([owner.close(), stranger.close()]);
+    }
+  });
+
   it("from the CLI: back, forward, reload and stop, each with --timeout; navigate and tabs open take --timeout", async () => {
     const tab = await twoPages();
     try {

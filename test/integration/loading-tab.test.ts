@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import type { TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
+import { ANSWER_GRACE_MS, hubAnswerMs, TIMER_LAG_MS } from "../support/budgets.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { failure } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab, type OpenedTab } from "../support/tabs.js";
@@ -34,10 +35,10 @@ describe("a tab stuck loading a page whose server never answers (real hub, real 
     await closeTab(client, tab.target);
   });
 
-  /** Starts a load of /hang that never ends, and answers once the tab waits for it. */
+  /** Starts a load of /hang that never ends, as a caller would: a navigate that runs out of its budget. */
   async function stuck(query = ""): Promise<string> {
     const url = `${hang}${query}`;
-    await client.call("navigate", { target: tab.target, url, waitUntil: "none" });
+    expect((await failure(client.call("navigate", { target: tab.target, url, timeoutMs: 1000 }))).code).to.equal(TIMEOUT);
     return url;
   }
 
@@ -57,10 +58,15 @@ describe("a tab stuck loading a page whose server never answers (real hub, real 
 
   it("evaluate answers PAGE_LOADING within its budget, naming the loading URL and how to stop it, not a timeout of the code", async () => {
     const url = await stuck("?for=evaluate");
+    const before = await hubAnswerMs(hub.url, { method: "evaluate", outcome: "PAGE_LOADING" });
     const error = await failure(evaluate(client, tab.target, { expression: "1 + 1", timeoutMs: 5000 }));
     expect(error.code).to.equal(PAGE_LOADING);
     expect(error.message).to.include(`still loading ${url}`).and.include("navigate elsewhere").and.include("tabs.stop");
+    expect(error.message).to.not.include("the code did not finish");
     expect(error.data).to.include({ url }).and.have.property("loadingMs").that.is.a("number");
+    // As the hub measures it, from the call's arrival to its answer.
+    const took = (await hubAnswerMs(hub.url, { method: "evaluate", outcome: "PAGE_LOADING" })) - before;
+    expect(took, "ms from the call's arrival to its answer").to.be.below(5000 + ANSWER_GRACE_MS + TIMER_LAG_MS);
   });
 
   it("snapshot, content, callOn and an action answer PAGE_LOADING too, with their default budgets", async () => {
@@ -103,6 +109,7 @@ describe("a tab stuck loading a page whose server never answers (real hub, real 
 
   it("navigate elsewhere recovers the tab", async () => {
     await stuck();
+    expect((await failure(evaluate(client, tab.target, "document.title"))).code).to.equal(PAGE_LOADING);
     expect(await client.call("navigate", { target: tab.target, url: fixtures.url("other.html") })).to.deep.equal({
       url: fixtures.url("other.html"),
       title: "Other Page",
@@ -131,8 +138,8 @@ describe("a tab stuck loading a page whose server never answers (real hub, real 
   });
 
   it("wait.for a load state waits for the page being loaded, not the one shown", async () => {
-    await client.call("navigate", { target: tab.target, url: `${fixtures.origin}/slow?ms=1500`, waitUntil: "none" });
-    // The server answers after 1.5 s: a wait that ends sooner saw the page shown, not the one being loaded.
+    await client.call("navigate", { target: tab.target, url: `${fixtures.origin}/slow?ms=3000`, waitUntil: "none" });
+    // The server answers after 3 s: a wait that ends sooner saw the page shown, not the one being loaded.
     const { waitedMs } = await client.call("wait.for", { target: tab.target, loadState: "load" });
     expect(waitedMs).to.be.at.least(1000);
     expect((await evaluate(client, tab.target, "document.title + ' ' + document.readyState")).value).to.equal("slow complete");
