@@ -82,6 +82,28 @@ describe("tabs.back, tabs.forward, tabs.reload and tabs.stop over /rpc, MCP and 
       }
     });
 
+    it("while a navigation swaps the tab's document, each move answers a result or a typed error, never INTERNAL_ERROR", async () => {
+      const tab = await twoPages();
+      try {
+        const codes = new Set<number | "ok">();
+        // Chrome refuses Page commands while the frame is between two documents (a data: page commits in another process).
+        for (const url of ["data:,x", "about:blank", "data:text/html,<p>y</p>", fixtures.url("index.html")]) {
+          const navigating = client.call("navigate", { target: tab.target, url, waitUntil: "none" });
+          const moves = (["tabs.back", "tabs.forward", "tabs.reload", "tabs.stop"] as const).map((method) =>
+            client.call(method, { target: tab.target, timeoutMs: 5000 }).then(
+              () => "ok" as const,
+              (error: { code: number }) => error.code,
+            ),
+          );
+          for (const code of await Promise.all(moves)) codes.add(code);
+          await navigating.catch(() => {});
+        }
+        expect([...codes]).to.not.include(-32603);
+      } finally {
+        await closeTab(client, tab.target);
+      }
+    });
+
     it("a reload past its budget is TIMEOUT naming its URL; back replaces a load that never ends", async () => {
       const tab = await twoPages();
       try {
