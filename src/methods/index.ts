@@ -33,7 +33,9 @@ import { networkGet } from "./network-get.js";
 import { networkHar } from "./network-har.js";
 import { networkList } from "./network-list.js";
 import { networkRoute } from "./network-route.js";
+import { networkSubscribe } from "./network-subscribe.js";
 import { networkUnroute } from "./network-unroute.js";
+import { networkUnsubscribe } from "./network-unsubscribe.js";
 import { pdf } from "./pdf.js";
 import { ping } from "./ping.js";
 import { press } from "./press.js";
@@ -85,6 +87,8 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "screencast.stop": screencastStop,
   emulate,
   "network.list": networkList,
+  "network.subscribe": networkSubscribe,
+  "network.unsubscribe": networkUnsubscribe,
   "network.get": networkGet,
   "network.har": networkHar,
   "network.route": networkRoute,

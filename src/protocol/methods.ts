@@ -31,6 +31,8 @@ interface MethodDefaults {
   "screencast.stop": never;
   emulate: never;
   "network.list": never;
+  "network.subscribe": never;
+  "network.unsubscribe": never;
   "network.get": never;
   "network.har": never;
   "network.route": never;
@@ -111,6 +113,8 @@ export const METHOD_NAMES = [
   "screencast.stop",
   "emulate",
   "network.list",
+  "network.subscribe",
+  "network.unsubscribe",
   "network.get",
   "network.har",
   "network.route",

@@ -164,6 +164,7 @@ describe("security (real hubs, real Chromium)", function () {
         "network.get": { requestId: "1" },
         "network.har": {},
         "network.route": { url: "**", action: "block" },
+        "network.subscribe": {},
         "screencast.start": { maxFps: 1 },
         "agent.pause": { reason: "pwned" },
         "agent.resume": {},
