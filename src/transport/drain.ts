@@ -74,7 +74,8 @@ export class HubDrain {
     await this.#idleWithin(deadline - Date.now(), cutShort);
     const unfinished = this.gate.running;
     if (unfinished > 0) {
-      const reason = new HubError("CANCELLED", "the hub stopped before the call finished (DRAIN_TIMEOUT_MS); retry on a new connection");
+      const why = cutShort?.aborted ? "a second signal" : "DRAIN_TIMEOUT_MS";
+      const reason = new HubError("CANCELLED", `the hub stopped before the call finished (${why}); retry on a new connection`);
       for (const peer of this.#peers) peer.state.inflight.cancelAll(reason);
       await this.#idleWithin(CANCEL_GRACE_MS);
     }
