@@ -52,6 +52,10 @@ function notification(client: TestRpcClient, method: string): Promise<Record<str
       clearTimeout(timer);
       resolve(params);
     });
+    client.ws.once("close", () => {
+      clearTimeout(timer);
+      reject(new Error(`the connection closed before ${method} came`));
+    });
   });
 }
 
