@@ -82,10 +82,11 @@ export async function startHub(config: Config): Promise<Hub> {
   if (cluster) services.cluster = cluster;
   const methods = cluster?.methods ?? HUB_METHODS;
   const drain = new HubDrain(new DrainGate(), config.drainTimeoutMs);
-  const calls = { observer: drain.gate.observe(services.metrics), drain: drain.gate };
-  const router = new Router({ methods, services, validator, ...config, ...calls });
-  // The DevTools client sends its own calls without "jsonrpc".
-  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, ...calls });
+  const observer = drain.gate.observe(services.metrics);
+  const router = new Router({ methods, services, validator, ...config, observer, drain: drain.gate });
+  // The DevTools client sends its own calls without "jsonrpc". An agent's calls serve the tasks running on it: a drain
+  // waits for them and does not refuse them.
+  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer });
   const sessions = new UiSessions();
   const policy = accessPolicy(config, sessions);
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);

@@ -86,7 +86,7 @@ describe("drain on SIGTERM and SIGINT (a hub process of its own)", function () {
     hold = null;
   });
 
-  it("SIGTERM: the call in flight gets its result, new calls OVERLOADED with draining, /health and new connections 503, every client and agent told; then exit 0", async () => {
+  it("SIGTERM: the call in flight gets its result, new /rpc calls OVERLOADED with draining, /health and new connections 503, every client and agent told; then exit 0", async () => {
     hold = await startHoldServer();
     hub = await startChildHub({ DRAIN_TIMEOUT_MS: String(EVENT_BUDGET_MS) });
     const [caller, idle] = [await TestRpcClient.connect(hub.url), await TestRpcClient.connect(hub.url)];
@@ -112,6 +112,7 @@ describe("drain on SIGTERM and SIGINT (a hub process of its own)", function () {
     expect(refused.message).to.match(/draining/);
     expect(refused.data).to.deep.include({ draining: true, deadline: note!.deadline });
     expect((refused.data as { retryAfterMs: number }).retryAfterMs).to.be.above(0);
+    expect(await agent.call("tabs.list"), "an agent's own calls serve its running tasks: not refused").to.have.property("tabs");
     const health = await request(hub.port, "GET /health");
     expect(health.status).to.equal(503);
     expect(health.body).to.include({ ok: false, draining: true });
