@@ -13,7 +13,7 @@ function fakeConnection(): ConnectionState {
 }
 
 /** A router whose evaluate waits until the test releases it, and whose cancel (exempt from the drain) answers at once. */
-function drainingRouter(gate: DrainGate): { router: Router<Services>; release: () => void } {
+function drainingRouter(gate: DrainGate, validator: ParamsValidator): { router: Router<Services>; release: () => void } {
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
   const methods: MethodDefinition<Services>[] = [
@@ -24,7 +24,7 @@ function drainingRouter(gate: DrainGate): { router: Router<Services>; release: (
   const router = new Router<Services>({
     methods,
     services: {},
-    validator: new ParamsValidator(loadOpenRpc()),
+    validator,
     ...{ maxBatch: 8, maxInflight: 8, ratePerSec: 0, defaultTimeoutMs: 30_000, maxTimeoutMs: 600_000 },
     observer: gate.observe(),
     drain: gate,
@@ -38,9 +38,15 @@ async function answer(router: Router<Services>, frame: unknown, connection: Conn
 }
 
 describe("DrainGate (the router while the hub drains)", () => {
+  // Compiling the document's schemas is the slow part: once for the file.
+  let validator: ParamsValidator;
+  before(() => {
+    validator = new ParamsValidator(loadOpenRpc());
+  });
+
   it("refuses the requests of new frames with OVERLOADED and data.draining, drops notifications, lets cancel and the running call finish", async () => {
     const gate = new DrainGate();
-    const { router, release } = drainingRouter(gate);
+    const { router, release } = drainingRouter(gate, validator);
     const connection = fakeConnection();
     const running = answer(router, { jsonrpc: "2.0", id: 1, method: "evaluate", params: { target: "a:b", expression: "1" } }, connection);
     expect(gate.running).to.equal(1);
@@ -79,7 +85,7 @@ describe("DrainGate (the router while the hub drains)", () => {
 
   it("lets the hub's own calls (invoke) run: a request that came in before the drain may go on calling methods", async () => {
     const gate = new DrainGate();
-    const { router } = drainingRouter(gate);
+    const { router } = drainingRouter(gate, validator);
     gate.begin(5_000);
     expect(await router.invoke("tabs.list", {}, fakeConnection())).to.deep.equal({ tabs: [] });
   });
