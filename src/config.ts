@@ -83,6 +83,8 @@ export interface Config {
   /** The most pixels one screenshot may have. */
   maxScreenshotPixels: number;
   heartbeatIntervalMs: number;
+  /** How long a stopping hub (SIGTERM, SIGINT) lets the calls in flight finish before it cancels them (DRAIN_TIMEOUT_MS). */
+  drainTimeoutMs: number;
   sendHighWaterBytes: number;
   slowReaderTimeoutMs: number;
   dialogPolicy: "accept" | "dismiss" | "manual";
@@ -156,6 +158,7 @@ export function parseConfig(env: Env): Config {
     maxResultBytes: integer(env, "MAX_RESULT_BYTES", { fallback: 8 * 1024 * 1024, min: 1024, max: RESULT_BYTES_HARD_CAP }),
     maxScreenshotPixels: integer(env, "MAX_SCREENSHOT_PIXELS", { fallback: 32 * 1024 * 1024, min: 1 }),
     heartbeatIntervalMs: integer(env, "HEARTBEAT_INTERVAL_MS", { fallback: 30_000, min: 100 }),
+    drainTimeoutMs: integer(env, "DRAIN_TIMEOUT_MS", { fallback: 30_000, min: 0 }),
     sendHighWaterBytes: integer(env, "SEND_HIGH_WATER_BYTES", { fallback: 8 * 1024 * 1024, min: 1024 }),
     slowReaderTimeoutMs: integer(env, "SLOW_READER_TIMEOUT_MS", { fallback: 30_000, min: 100 }),
     dialogPolicy: oneOf(env, "DIALOG_POLICY", { choices: ["dismiss", "accept", "manual"] as const, fallback: "dismiss" }),

@@ -39,6 +39,8 @@ import { ClientRoutes } from "./clients/client-routes.js";
 import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
+import { DrainGate } from "./rpc/drain-gate.js";
+import { HubDrain, type DrainOutcome } from "./transport/drain.js";
 import { HUB_VERSION, PROTOCOL_VERSION } from "./version.js";
 
 /** A running hub. */
@@ -50,6 +52,11 @@ export interface Hub {
   /** ws://host:port */
   url: string;
   services: HubServices;
+  /**
+   * Drains (SIGTERM, SIGINT): refuses new connections and calls, tells every peer (`hub.draining`), lets the calls in
+   * flight finish within DRAIN_TIMEOUT_MS or until `cutShort` aborts, then cancels the rest; call stop() after it.
+   */
+  drain(cutShort?: AbortSignal): Promise<DrainOutcome>;
   /** Graceful shutdown: sockets closed with 1001, in-flight calls cancelled, sessions detached, Chrome stopped. */
   stop(): Promise<void>;
 }
@@ -76,21 +83,25 @@ export async function startHub(config: Config): Promise<Hub> {
     : null;
   if (cluster) services.cluster = cluster;
   const methods = cluster?.methods ?? HUB_METHODS;
-  const router = new Router({ methods, services, validator, ...config, observer: services.metrics });
-  // The DevTools client sends its own calls without "jsonrpc".
-  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer: services.metrics });
+  const drain = new HubDrain(new DrainGate(), config.drainTimeoutMs);
+  const observer = drain.gate.observe(services.metrics);
+  const router = new Router({ methods, services, validator, ...config, observer, drain: drain.gate });
+  // The DevTools client sends its own calls without "jsonrpc". An agent's calls serve the tasks running on it: a drain
+  // waits for them and does not refuse them.
+  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer });
   const sessions = new UiSessions();
   const policy = accessPolicy(config, sessions);
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
   const sockets = new Set<WebSocket>();
   const serverId = uuidv4();
-  const api = new HttpApi({ services, router, policy, maxBodyBytes: config.maxPayloadBytes, ...config, serverId, version: HUB_VERSION });
+  const hubInfo = { serverId, version: HUB_VERSION, drain: drain.gate };
+  const api = new HttpApi({ services, router, policy, maxBodyBytes: config.maxPayloadBytes, ...config, ...hubInfo });
   const mcp = new McpFront({ services, router, tools: hubTools(contract), policy, version: HUB_VERSION, ...mcpLimits(config) });
   const ui = new UiFront({ policy, sessions });
-  const server = http.createServer(routeRequests({ api, mcp, ui, services, policy }));
+  const server = http.createServer(routeRequests({ api, mcp, ui, services, policy, drain }));
   // Old eval-server deployments served the HTTP API on a port of its own.
-  const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));
-  acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId });
+  const apiServer = config.apiPort === null ? null : http.createServer(routeApiRequests(api, drain));
+  acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId, drain });
   if (policy.isWideOpen("orchestrator"))
     log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
   else if (config.tokens.length === 0) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
@@ -120,7 +131,7 @@ export async function startHub(config: Config): Promise<Hub> {
     await services.downloads.removeAll();
     server.closeAllConnections();
   };
-  return { port, apiPort, url: `ws://${config.host}:${port}`, services, stop };
+  return { port, apiPort, url: `ws://${config.host}:${port}`, services, drain: (cutShort) => drain.run(cutShort), stop };
 }
 
 /** Sends each HTTP request to its front: /mcp, the dashboard (/ui), CDP discovery (/cdp/json, /json/version), else the HTTP API. */
@@ -130,14 +141,23 @@ function routeRequests(fronts: {
   ui: UiFront;
   services: HubServices;
   policy: AccessPolicy;
+  drain: HubDrain;
 }): http.RequestListener {
-  const { api, mcp, ui, services, policy } = fronts;
+  const { api, mcp, ui, services, policy, drain } = fronts;
   return (request, response) => {
     const url = new URL(request.url ?? "/", "http://hub.invalid");
+    if (drain.refuseRequest(url, response)) return;
     if (McpFront.wants(url)) mcp.handle(request, response, url);
     else if (UiFront.wants(url)) ui.handle(request, response, url);
     else if (wantsCdpJson(url)) void answerCdpJson({ request, response, url }, { services, policy });
     else api.handle(request, response);
+  };
+}
+
+/** The HTTP API alone (API_PORT), refused while the hub drains as on the main port. */
+function routeApiRequests(api: HttpApi, drain: HubDrain): http.RequestListener {
+  return (request, response) => {
+    if (!drain.refuseRequest(new URL(request.url ?? "/", "http://hub.invalid"), response)) api.handle(request, response);
   };
 }
 
@@ -192,11 +212,12 @@ interface UpgradeParts {
   heartbeat: Heartbeat;
   sockets: Set<WebSocket>;
   serverId: string;
+  drain: HubDrain;
 }
 
 /** Takes WebSocket upgrades on /rpc (orchestrators) and / or /agent (agents), each checked before the 101. */
 function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
-  const { services, policy, heartbeat, sockets } = parts;
+  const { services, policy, heartbeat, sockets, drain } = parts;
   const { config, metrics } = services;
   const caps = new ConnectionCaps(config.maxConnections, config.maxConnectionsPerIp);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
@@ -204,6 +225,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
   server.on("upgrade", (request, socket, head) => {
     // Node takes its own error listener off a socket it hands to "upgrade": a peer that resets it must not end the hub.
     socket.on("error", (error) => log.debug("an upgrading socket failed", { error: error.message }));
+    if (drain.gate.isDraining) return refuseUpgrade(socket, drain.upgradeRefusal());
     const decision = decideUpgrade(request, policy);
     if ("status" in decision) return refuseUpgrade(socket, decision);
     const cdpClient =
@@ -233,7 +255,8 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       });
       heartbeat.track(ws);
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
-      if (decision.endpoint === "rpc") return void new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits });
+      if (decision.endpoint === "rpc")
+        return drain.track(new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits }), ws);
       if (cdpClient !== null) {
         const takePlace = (): (() => void) | null => ephemeral.take(decision.grant.key ?? "");
         return openCdpProxy(ws, { ...cdpClient, takePlace }, services);
@@ -250,6 +273,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
         refusal: (baseId, tabId, keyScope) => services.clients.refusalOfAgent(baseId, tabId, keyScope),
         serverId: parts.serverId,
         version: PROTOCOL_VERSION,
+        onPeer: (peer) => drain.track(peer, ws),
       });
     });
   });

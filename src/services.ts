@@ -129,3 +129,11 @@ function actionAnswer(call: HubCall, outcome: ActionOutcome): Result<"click"> {
     ...(opened.length > 0 ? { opened } : {}),
   };
 }
+
+/** What a tab shows now, as the navigations answer it: its URL and title (the listings learn them too). */
+export async function shownPage(call: HubCall, tab: TabSession): Promise<{ url: string; title: string }> {
+  const { browser } = call.services;
+  const { targetInfo } = await browser.connection().send("Target.getTargetInfo", { targetId: tab.tabId }, { budget: call.budget });
+  browser.notePage(targetInfo);
+  return { url: targetInfo.url, title: targetInfo.title };
+}

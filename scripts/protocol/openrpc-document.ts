@@ -44,6 +44,8 @@ export interface DocNotification {
   description?: string;
   /** The methods whose calls make the hub send it. */
   "x-sentBy": string[];
+  /** Who gets it unasked (no method makes the hub send it), e.g. every connection when the hub drains. */
+  "x-sentTo"?: string;
   params: Schema;
 }
 

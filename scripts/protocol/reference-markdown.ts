@@ -112,9 +112,15 @@ ${example ? `\n**Example** (${example.name}):\n\n\`\`\`json\n${JSON.stringify({ 
 function notificationSection(note: DocNotification): string {
   return `### \`${note.name}\`
 
-${note.summary}${note.description ? `\n\n${note.description}` : ""} After ${note["x-sentBy"].map((name) => `[\`${name}\`](#${anchor(name)})`).join(", ")}.
+${note.summary}${note.description ? `\n\n${note.description}` : ""} ${sentWhen(note)}.
 
 ${fieldsTable(note.params)}`;
+}
+
+/** Which calls make the hub send a notification, or to whom it goes unasked. */
+function sentWhen(note: DocNotification): string {
+  if (note["x-sentBy"].length === 0) return `Sent unasked to ${note["x-sentTo"] ?? "the connection"}`;
+  return `After ${note["x-sentBy"].map((name) => `[\`${name}\`](#${anchor(name)})`).join(", ")}`;
 }
 
 function typeSection(name: string, schema: Schema): string {

@@ -28,7 +28,7 @@ export interface HubTool {
   name: string;
   method: string;
   description: string;
-  inputSchema: { type: "object"; properties: Record<string, JSONObject>; required: string[]; additionalProperties: false };
+  inputSchema: { type: "object"; properties: Record<string, JSONObject>; required: string[] };
   annotations: { title: string; readOnlyHint: boolean; destructiveHint?: boolean };
   /** The group it belongs to (McpEntry.cap); none: a default tool. */
   cap?: string;
@@ -46,6 +46,8 @@ const REF_PREFIX = "#/components/schemas/";
 // Limits the hub checks on every call and a model never comes near: left out of the tools' schemas, which a model
 // reads in full before its first call.
 const UNSHOWN_KEYWORDS = new Set(["minLength", "maxLength", "pattern", "minItems", "maxItems", "uniqueItems"]);
+// `additionalProperties: false` on every object of every tool is as much text as two tools: the hub refuses a param it
+// does not know with INVALID_PARAMS naming it, which a model reads and acts on.
 // A numeric bound this far out is a sanity cap, not something a model has to know.
 const SHOWN_BOUND_MAX = 10_000;
 
@@ -93,7 +95,7 @@ export function hubTools(document: OpenRpcDocument): HubTool[] {
         name: toolName(method.name),
         method: method.name,
         description: entry.description,
-        inputSchema: { type: "object", properties, required, additionalProperties: false },
+        inputSchema: { type: "object", properties, required },
         // destructiveHint means something only beside readOnlyHint false, and openWorldHint is left at its default,
         // true, which it is: every tool reaches whatever sites the tabs load (the specification's ToolAnnotations).
         annotations: {
@@ -109,7 +111,7 @@ export function hubTools(document: OpenRpcDocument): HubTool[] {
 
 /**
  * A params schema as a model reads it: every `$ref` to the document's shared schemas written in place (params have no
- * cycles), without the limits of UNSHOWN_KEYWORDS and the far-out bounds.
+ * cycles), without the limits of UNSHOWN_KEYWORDS, `additionalProperties: false` and the far-out bounds.
  */
 function forModels(schema: unknown, schemas: Record<string, object>, depth = 0): unknown {
   if (depth > 20) throw new Error("the OpenRPC params schemas nest too deep (a $ref cycle?)");
@@ -135,6 +137,6 @@ function shownValue(keyword: string, value: unknown, at: { schemas: Record<strin
 }
 
 function isUnshown(keyword: string, value: unknown): boolean {
-  if (UNSHOWN_KEYWORDS.has(keyword)) return true;
+  if (UNSHOWN_KEYWORDS.has(keyword) || (keyword === "additionalProperties" && value === false)) return true;
   return (keyword === "minimum" || keyword === "maximum") && typeof value === "number" && Math.abs(value) >= SHOWN_BOUND_MAX;
 }

@@ -13,6 +13,10 @@ interface MethodDefaults {
   "tabs.close": never;
   "tabs.activate": never;
   navigate: "waitUntil";
+  "tabs.back": "waitUntil";
+  "tabs.forward": "waitUntil";
+  "tabs.reload": "waitUntil";
+  "tabs.stop": never;
   evaluate: "awaitPromise" | "isolate" | "args" | "captureConsole";
   content: "format" | "includeIframes";
   snapshot: "source" | "interestingOnly" | "interactiveOnly" | "boxes" | "compact";
@@ -91,6 +95,10 @@ export const METHOD_NAMES = [
   "tabs.close",
   "tabs.activate",
   "navigate",
+  "tabs.back",
+  "tabs.forward",
+  "tabs.reload",
+  "tabs.stop",
   "evaluate",
   "content",
   "snapshot",

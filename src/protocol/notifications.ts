@@ -163,6 +163,13 @@ export interface Notifications {
     /** ms since epoch. */
     at: number;
   };
+  /** The hub is stopping (SIGTERM or SIGINT): it takes no new connections or calls, answers the calls running now until `deadline`, then closes every connection with 1001. */
+  "hub.draining": {
+    /** When the hub stops at the latest, ms since epoch: calls still running then are cancelled. */
+    deadline: number;
+    /** How long until `deadline`, in ms, when the notification was sent (DRAIN_TIMEOUT_MS at the start of the drain). */
+    timeoutMs: number;
+  };
 }
 
 /** A notification's name. */
@@ -188,4 +195,5 @@ export const NOTIFICATION_NAMES = [
   "agent.status",
   "screencast.frame",
   "agent.activity",
+  "hub.draining",
 ] as const satisfies readonly NotificationName[];

@@ -66,6 +66,30 @@ export interface MethodResults {
     /** The page's title (empty when it has none). */
     title: string;
   };
+  "tabs.back": {
+    /** Where the tab ended up (after redirects). */
+    url: string;
+    /** The page's title (empty when it has none). */
+    title: string;
+  };
+  "tabs.forward": {
+    /** Where the tab ended up (after redirects). */
+    url: string;
+    /** The page's title (empty when it has none). */
+    title: string;
+  };
+  "tabs.reload": {
+    /** Where the tab ended up (after redirects). */
+    url: string;
+    /** The page's title (empty when it has none). */
+    title: string;
+  };
+  "tabs.stop": {
+    /** Where the tab ended up (after redirects). */
+    url: string;
+    /** The page's title (empty when it has none). */
+    title: string;
+  };
   evaluate: EvaluateResult;
   content: {
     format: "html" | "text";
