@@ -27,6 +27,8 @@ export interface ActionMethodParams {
       x: number;
       y: number;
     };
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -47,6 +49,8 @@ export interface ActionMethodParams {
       x: number;
       y: number;
     };
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -66,6 +70,8 @@ export interface ActionMethodParams {
     text: string;
     /** Milliseconds to wait between characters. */
     delay?: number;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -83,6 +89,8 @@ export interface ActionMethodParams {
     y?: number;
     /** The key or chord. */
     key: string;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -100,6 +108,8 @@ export interface ActionMethodParams {
     y?: number;
     /** The new text (at most 1,000,000 characters). */
     value: string;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -113,6 +123,8 @@ export interface ActionMethodParams {
       selector?: string;
       value: string | boolean;
     }[];
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -130,6 +142,8 @@ export interface ActionMethodParams {
     y?: number;
     /** Option values or labels (at most 1,000). */
     values: string[];
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -149,6 +163,8 @@ export interface ActionMethodParams {
     deltaX?: number;
     /** Vertical wheel delta, CSS pixels. */
     deltaY?: number;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -181,6 +197,8 @@ export interface ActionMethodParams {
     to: ElementRef;
     /** Mouse moves between the two points. */
     steps?: number;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -201,6 +219,8 @@ export interface ActionMethodParams {
       /** The bytes, base64. */
       data: string;
     }[];
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };

@@ -14,6 +14,7 @@ import {
   type ObjectScope,
 } from "./element-object.js";
 import { nextObjectGroup } from "./guarded-call.js";
+import { ChangeWatch } from "./page-changes.js";
 import { elementOfSelector } from "./selector-element.js";
 import { stoppedForAnotherCall, wasTerminated } from "./hub-script.js";
 
@@ -113,18 +114,31 @@ export class ActionScope implements ObjectScope {
   }
 }
 
+/** How an action runs: its budget, where new pages are announced, its method, and whether to answer the page's changes. */
+export interface ActionContext {
+  budget: Budget;
+  pages: PageSource;
+  method: string;
+  changes: "diff" | "none";
+}
+
 /**
  * Runs an action on a tab: the element lookups and input of `act`, what it set off (navigation, opened pages, a
- * dialog), its remote objects released afterwards, and a page that went away mid-action as PAGE_NAVIGATED.
+ * dialog) and what it changed on the page, its remote objects released afterwards, and a page that went away
+ * mid-action as PAGE_NAVIGATED.
  */
 export async function runAction(
   tab: TabSession,
-  context: { budget: Budget; pages: PageSource; method: string },
+  context: ActionContext,
   act: (scope: ActionScope) => Promise<void>,
 ): Promise<ActionOutcome> {
   const scope = new ActionScope(tab, context.budget, context.method);
   try {
-    return await watchAction(tab, context, () => act(scope));
+    const watch = context.changes === "none" ? null : await ChangeWatch.arm(tab, context.budget);
+    const outcome = await watchAction(tab, context, () => act(scope));
+    const dialogOpen = outcome.dialog !== undefined && tab.dialogPolicy === "manual";
+    const changes = await watch?.take(context.budget, { dialogOpen });
+    return changes ? { ...outcome, changes } : outcome;
   } catch (error) {
     if (isContextGone(error)) {
       throw new HubError("PAGE_NAVIGATED", `the page navigated or reloaded during ${context.method}; take a new snapshot and act again`);

@@ -1,6 +1,7 @@
 import type { Budget } from "../budget.js";
 import type { BrowserEvents, PageInfo } from "../cdp/browser.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import type { PageChanges } from "./page-changes.js";
 
 /** What an action made happen, besides its input: a navigation of the tab, pages it opened, a dialog. */
 export interface ActionOutcome {
@@ -8,6 +9,8 @@ export interface ActionOutcome {
   /** Tab ids of the pages the tab opened (popups, `target=_blank`). */
   openedTabIds?: string[];
   dialog?: { type: string; message: string; defaultPrompt?: string };
+  /** What changed on the page (absent when nothing did, or when the caller asked for none). */
+  changes?: PageChanges;
 }
 
 /** Where new pages are announced (the Browser). */
