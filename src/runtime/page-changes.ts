@@ -62,8 +62,10 @@ export class ChangeWatch {
     this.#before = before;
   }
 
-  /** Starts watching the tab's page; null when it cannot be watched (its document is being replaced). */
+  /** Starts watching the tab's page; null when it cannot be watched (its document is being replaced, or a dialog holds it). */
   static async arm(tab: TabSession, budget: Budget): Promise<ChangeWatch | null> {
+    // A dialog left open holds the page: the watch would wait for dialog.handle, and the action with it.
+    if (tab.openDialog) return null;
     const armed = await inMainWorld<{ url: string; title: string }>(tab, `(${ARM_CHANGES})(${MAX_SNAPSHOT_NODES})`, budget).catch(
       (error: unknown) => (isContextGone(error) ? null : Promise.reject(error)),
     );
@@ -75,10 +77,12 @@ export class ChangeWatch {
     // A dialog left open holds the page: nothing runs there until dialog.handle.
     if (options.dialogOpen) return undefined;
     const expression = `(${TAKE_CHANGES})(${MAX_SNAPSHOT_NODES}, ${MAX_ENTRIES}, ${NAVIGATION_SETTLE_MS})`;
-    const taken = await inMainWorld<Taken>(this.#tab, expression, budget).catch((error: unknown) =>
-      // The document was replaced while it was read: what it changed is no longer there to tell.
-      isContextGone(error) ? null : Promise.reject(error),
-    );
+    const read = (): Promise<{ value: Taken; contextId: number } | null> =>
+      inMainWorld<Taken>(this.#tab, expression, budget).catch((error: unknown) =>
+        // The document was replaced while it was read: what it changed is no longer there to tell.
+        isContextGone(error) ? null : Promise.reject(error),
+      );
+    const taken = this.#tab.dialogPolicy === "manual" ? await unlessDialogOpens(this.#tab, read) : await read();
     if (!taken) return undefined;
     const { value, contextId } = taken;
     const changes: PageChanges = {};
@@ -102,6 +106,26 @@ export class ChangeWatch {
       if (isShown(entry)) lines.push(`- ${lineOf(entry, "").replace(" [ref=]", "")}`);
     }
     return lines;
+  }
+}
+
+/**
+ * What `reading` answers, or null as soon as a dialog opens: a dialog left open (DIALOG_POLICY=manual) holds the page
+ * until dialog.handle, and the read with it, so the action answers without what it changed rather than waiting.
+ */
+async function unlessDialogOpens<T>(tab: TabSession, read: () => Promise<T | null>): Promise<T | null> {
+  let stop: () => void = () => {};
+  const opened = new Promise<null>((resolve) => {
+    stop = tab.listen("Page.javascriptDialogOpening", () => resolve(null));
+  });
+  // One that opened after the action's input and before this listener is open already.
+  const reading = tab.openDialog ? Promise.resolve(null) : read();
+  try {
+    return await Promise.race([reading, opened]);
+  } finally {
+    stop();
+    // Left behind, the read ends when the dialog is answered or the budget ends; nobody waits for it.
+    reading.catch(() => {});
   }
 }
 

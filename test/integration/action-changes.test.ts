@@ -1,7 +1,12 @@
 import { expect } from "chai";
+import type { TabwireClient } from "../../src/client/index.js";
+import type { Hub } from "../../src/hub.js";
 import { MAX_CHANGE_CHARS, MAX_CHANGE_LINES } from "../../src/runtime/page-changes.js";
+import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { closeTab, evaluate, openTab, type OpenedTab } from "../support/tabs.js";
+import { eventually } from "../support/eventually.js";
 import { pageSuite } from "../support/page-suite.js";
+import { connectClient, startTestHub } from "../support/test-hub.js";
 
 /** The ref a text gives the element with this role and name. */
 function refIn(text: string, role: string, name: string): string {
@@ -110,6 +115,37 @@ describe("actions answer what they changed on a page no snapshot was taken of (r
       expect(removed.changes?.diff).to.equal('- listitem\n- StaticText "First item"');
     } finally {
       await closeTab(suite.client, tab.target);
+    }
+  });
+});
+
+describe("actions answer what they changed, under DIALOG_POLICY=manual (real hub, real Chromium)", function () {
+  this.timeout(30_000);
+  let hub: Hub;
+  let site: FixtureServer;
+  let client: TabwireClient;
+
+  before(async () => {
+    site = await startFixtureServer();
+    hub = await startTestHub({ DIALOG_POLICY: "manual" });
+    client = await connectClient(hub);
+  });
+  after(async () => {
+    await client?.close();
+    await hub?.stop();
+    await site?.close();
+  });
+
+  it("a click whose handler opens a dialog a moment later answers at once (the page, held by the dialog, is not waited for), and the dialog is left for dialog.handle", async () => {
+    const { target } = await openTab(client, site.url("changes.html"));
+    try {
+      const answer = await client.call("click", { target, selector: "#confirm-later", timeoutMs: 5_000 });
+      expect(answer.ok).to.equal(true);
+      // The dialog may open before the answer or just after it: dialog.handle answers once it is open.
+      await eventually(async () => (await client.call("dialog.handle", { target, accept: true })).ok, 5_000, "the dialog to open");
+      expect((await evaluate(client, target, "document.getElementById('answered').textContent")).value).to.equal("true");
+    } finally {
+      await closeTab(client, target);
     }
   });
 });
