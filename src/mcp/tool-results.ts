@@ -52,7 +52,9 @@ function withChangedLines(result: Record<string, unknown>): string | null {
   const changes = result.changes as { diff?: unknown } | undefined;
   if (typeof changes?.diff !== "string") return null;
   const { diff, ...rest } = changes;
-  return `${JSON.stringify({ ...result, changes: rest })}\nPage changes:\n${diff}`;
+  const { changes: _changes, ...answer } = result;
+  const head = Object.keys(rest).length > 0 ? { ...answer, changes: rest } : answer;
+  return `${JSON.stringify(head)}\nPage changes:\n${diff}`;
 }
 
 /** A failed call as a tool result the model reads: the error's name, code, message and data. */

@@ -8,7 +8,7 @@ export interface ActionMethodParams {
   click: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -36,7 +36,7 @@ export interface ActionMethodParams {
   hover: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -58,7 +58,7 @@ export interface ActionMethodParams {
   type: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -79,7 +79,7 @@ export interface ActionMethodParams {
   press: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -98,7 +98,7 @@ export interface ActionMethodParams {
   fill: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -132,7 +132,7 @@ export interface ActionMethodParams {
   select: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -151,7 +151,7 @@ export interface ActionMethodParams {
   scroll: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -206,7 +206,7 @@ export interface ActionMethodParams {
   upload: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;

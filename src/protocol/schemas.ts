@@ -70,7 +70,7 @@ export interface EvaluateResult {
 
 /** One node of the accessibility tree as snapshot keeps it. */
 export interface SnapshotNode {
-  /** Names the node's DOM node for callOn until the next snapshot of the tab or its next navigation. */
+  /** Names the node's DOM node for callOn and the actions: the same ref in every snapshot of the tab, until the element leaves its document or the tab navigates. */
   ref: string;
   /** The role as Chrome reports it: an ARIA role (button, link, textbox, heading, ...) or one of Chrome's own (RootWebArea, StaticText, LabelText, ...). */
   role: string;

@@ -195,6 +195,7 @@ describe("actions: trusted input, actionability and waits (real hub, real Chromi
 
   it("select picks an option by value or label and answers what is selected; an unknown value is INVALID_PARAMS", async () => {
     const answer = await client.call("select", { target: tab.target, selector: "#plan", values: ["Pro"] });
+    expect(answer).to.have.keys("ok", "selected", "changes");
     expect(answer).to.deep.include({ ok: true, selected: ["pro"] });
     expect(answer.changes?.diff).to.match(/^~ combobox "Plan" \[ref=e\d+\]: "Pro"$/);
     expect(await read<string>("document.getElementById('plan').value")).to.equal("pro");

@@ -1,10 +1,13 @@
 import { expect } from "chai";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { launchChromeWithPort, resolveChromePath, type PortChrome } from "../../src/cdp/chrome-launcher.js";
 import type { TabwireClient, TabwireError } from "../../src/client/index.js";
 import { ErrorCode } from "../../src/errors.js";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
+import { call } from "../support/mcp-tools.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connect, connectClient, startTestHub } from "../support/test-hub.js";
 
@@ -66,6 +69,27 @@ describe("refs name elements, not snapshots: another connection or a person watc
       }
     });
   }
+
+  it("a snapshot through the MCP front (a session of the same client) between the agent's snapshot and its click: the click works, the refs are the same", async () => {
+    const { target } = await openTab(agent, fixtures.url("form.html"));
+    const mcp = new Client({ name: "tabwire-refs-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${hub.url.replace(/^ws/, "http")}/mcp?clientId=alpha`), {
+      requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+    });
+    try {
+      const own = await agent.call("snapshot", { target });
+      await mcp.connect(transport);
+      const seen = (await call(mcp, "snapshot", { target })).content[0]?.text ?? "";
+      expect(refIn(seen, "button", "Submit")).to.equal(refIn(own.text, "button", "Submit"));
+      expect(refIn(seen, "textbox", "Email")).to.equal(refIn(own.text, "textbox", "Email"));
+      expect(await agent.click({ target, ref: refIn(own.text, "button", "Submit") })).to.include({ ok: true });
+      expect(await status(target)).to.equal("submitted ada@example.com");
+    } finally {
+      await transport.terminateSession().catch(() => undefined);
+      await mcp.close();
+      await closeTab(agent, target);
+    }
+  });
 
   it("a ref whose element was removed is NODE_NOT_FOUND saying it is gone; one never handed out says so; the others still work", async () => {
     const { target } = await openTab(agent, fixtures.url("form.html"));
