@@ -39,14 +39,28 @@ export type WorldAddress = Extract<NodeAddress, { pageNode: number }>;
 export class RefRegistry {
   /** The tab's recent snapshots, for cursors and diffs. */
   readonly snapshots = new KeptSnapshots();
-  #next = 1;
+  #next: number;
+  /** Refs below it were handed out by an earlier session of the tab, whose refs the hub forgot. */
+  readonly #reattachedBelow: number;
   /** Refs below it were handed out before the tab's main frame last navigated. */
-  #navigatedBelow = 1;
+  #navigatedBelow: number;
   #generation = 0;
   #byRef = new Map<string, RefRecord>();
   #byKey = new Map<string, RefRecord>();
   #worldOnly = 0;
   #backendOnly = 0;
+
+  /** Starts numbering at `firstNumber`: past the numbers an earlier session of the tab handed out. */
+  constructor(firstNumber = 1) {
+    this.#next = firstNumber;
+    this.#reattachedBelow = firstNumber;
+    this.#navigatedBelow = firstNumber;
+  }
+
+  /** The number the next new ref gets. */
+  get nextNumber(): number {
+    return this.#next;
+  }
 
   /** Starts a snapshot: refs it shows count as seen now. */
   beginSnapshot(): void {
@@ -145,6 +159,7 @@ export class RefRegistry {
   #whyUnknown(ref: string): string {
     const number = Number(REF.exec(ref)?.[1] ?? Number.NaN);
     if (!(number < this.#next)) return "was never handed out on this tab";
+    if (number < this.#reattachedBelow) return "was handed out before the hub re-attached to this tab (its refs were forgotten)";
     if (number < this.#navigatedBelow) return "names an element of a page this tab has left (it navigated since)";
     return "names an element that is gone from its page (removed, or its frame navigated)";
   }
@@ -195,13 +210,26 @@ export class RefRegistry {
 
 const registries = new WeakMap<TabSession, RefRegistry>();
 
-/** The tab's refs, made on first use and cleared whenever the tab's main frame navigates. */
+/** How many tabs' next ref numbers are remembered after their session closed; past it the oldest are forgotten. */
+const MAX_TABS_NUMBERED = 10_000;
+/** The next ref number of tabs whose session closed (the pool recycled it, or the tab went), by tabId. */
+const nextNumbers = new Map<string, number>();
+
+/**
+ * The tab's refs, made on first use and cleared whenever the tab's main frame navigates. A new session of a tab (the
+ * pool recycled the last one) numbers on from where the last left off, so an old ref is unknown, not another element.
+ */
 export function refRegistryOf(tab: TabSession): RefRegistry {
   let registry = registries.get(tab);
   if (!registry) {
-    const created = new RefRegistry();
+    const created = new RefRegistry(nextNumbers.get(tab.tabId) ?? 1);
+    nextNumbers.delete(tab.tabId);
     // Lives as long as the session: the session drops its listeners when it closes.
     tab.onNavigated(() => created.clear());
+    tab.cdp.once("closed", () => {
+      nextNumbers.set(tab.tabId, created.nextNumber);
+      if (nextNumbers.size > MAX_TABS_NUMBERED) nextNumbers.delete(nextNumbers.keys().next().value as string);
+    });
     registries.set(tab, created);
     registry = created;
   }

@@ -130,6 +130,34 @@ describe("refs name elements, not snapshots: another connection or a person watc
     }
   });
 
+  it("a tab whose CDP session the hub recycled (MAX_SESSIONS) numbers its refs on: an old ref is NODE_NOT_FOUND, never another element", async () => {
+    const small = await startTestHub({ MAX_SESSIONS: "1" });
+    const client = await connect(small);
+    try {
+      const first = await openTab(client, fixtures.url("form.html"));
+      const { text } = (await client.call("snapshot", { target: first.target })) as { text: string };
+      const numbers = (snapshot: string): number[] => [...snapshot.matchAll(/\[ref=e(\d+)\]/g)].map((match) => Number(match[1]));
+      // A second tab in use takes the only session: the first tab's is recycled, and its refs forgotten.
+      const second = await openTab(client, fixtures.url("form.html"));
+      await client.call("snapshot", { target: second.target });
+      await evaluate(client, first.target, "document.querySelector('main').prepend(document.createElement('button'))");
+      const again = (await client.call("snapshot", { target: first.target })) as { text: string };
+      expect(Math.min(...numbers(again.text))).to.be.above(Math.max(...numbers(text)));
+      const old = (await client
+        .call("click", { target: first.target, ref: refIn(text, "button", "Submit") })
+        .catch((error: unknown) => error)) as {
+        code: number;
+        message: string;
+      };
+      expect(old.code).to.equal(ErrorCode.NODE_NOT_FOUND);
+      expect(old.message).to.match(/re-attached/);
+      expect((await evaluate(client, first.target, "document.querySelector('#status').textContent")).value).to.equal("idle");
+    } finally {
+      await client.close();
+      await small.stop();
+    }
+  });
+
   describe("the dashboard's tab view, driven by puppeteer-core, takes its snapshot between the agent's and its click", () => {
     let chrome: PortChrome;
     let browser: Browser;
