@@ -18,28 +18,34 @@ export interface KeptSnapshot {
  * or another connection taking its own snapshots does not end an agent's paging or diff.
  */
 export const KEPT_SNAPSHOTS = 8;
-/** The most text the kept snapshots of one tab hold together (the latest is kept whatever its size). */
+/**
+ * The most characters the kept snapshots of one tab hold together, their text and lines (each line's text twice, with
+ * and without its ref, and about 40 more for the object): the latest is kept whatever its size, older ones within it.
+ */
 export const KEPT_SNAPSHOT_CHARS = 8_000_000;
+const LINE_OVERHEAD_CHARS = 40;
 
-/** A tab's latest snapshots, newest first, bounded by count and by text. */
+/** A tab's latest snapshots, newest first, bounded by count and by size. */
 export class KeptSnapshots {
-  #kept: KeptSnapshot[] = [];
+  #kept: { snapshot: KeptSnapshot; chars: number }[] = [];
 
   /** Keeps `snapshot` as the newest, dropping the oldest past the bounds. */
   add(snapshot: KeptSnapshot): void {
-    this.#kept.unshift(snapshot);
-    let chars = 0;
+    let chars = snapshot.text.length;
+    for (const line of snapshot.lines) chars += line.text.length + line.bare.length + LINE_OVERHEAD_CHARS;
+    this.#kept.unshift({ snapshot, chars });
+    let total = 0;
     const within = this.#kept.findIndex((kept, index) => {
-      chars += kept.text.length + kept.lines.length * 40;
-      return index >= KEPT_SNAPSHOTS || (index > 0 && chars > KEPT_SNAPSHOT_CHARS);
+      total += kept.chars;
+      return index >= KEPT_SNAPSHOTS || (index > 0 && total > KEPT_SNAPSHOT_CHARS);
     });
     if (within !== -1) this.#kept.length = within;
   }
 
   /** The kept snapshot `snapshotId`, or INVALID_PARAMS naming the param (`/cursor`, `/diff`) that named one no longer kept. */
   get(snapshotId: string, param: "cursor" | "diff"): KeptSnapshot {
-    const kept = this.#kept.find((snapshot) => snapshot.snapshotId === snapshotId);
-    if (kept) return kept;
+    const kept = this.#kept.find((each) => each.snapshot.snapshotId === snapshotId);
+    if (kept) return kept.snapshot;
     const what = param === "cursor" ? "the cursor's snapshot" : "diff names a snapshot that";
     throw new HubError(
       "INVALID_PARAMS",
