@@ -1,3 +1,6 @@
+/** How many ids the page script holds before it first drops those of nodes the page let go. */
+const PRUNE_IDS_AT = 10_000;
+
 /**
  * The state the hub's page scripts keep in their world, one per document: the id of each node read (a WeakMap, so ids
  * stay the same from one read to the next) and each id's node (held weakly) for refs to resolve; the line each node
@@ -43,6 +46,11 @@ export const DOM_AX_READER = `function (state, options) {
     if (id === undefined) {
       state.ids.set(node, (id = state.next++));
       state.byId.set(id, new WeakRef(node));
+      // Actions' reads add ids between whole reads: ids of nodes the page let go are dropped as the map doubles.
+      if (state.byId.size > (state.pruneAt ?? 0)) {
+        for (const [each, held] of state.byId) if (held.deref() === undefined) state.byId.delete(each);
+        state.pruneAt = Math.max(${PRUNE_IDS_AT}, state.byId.size * 2);
+      }
     }
     return id;
   };
