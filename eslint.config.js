@@ -99,6 +99,11 @@ export default tseslint.config(
     rules: { "max-lines": ["error", { max: 560, skipBlankLines: true, skipComments: true }] },
   },
   {
+    // The examples are plain Node scripts a user runs as they are.
+    files: ["examples/**/*.mjs"],
+    languageOptions: { globals: { console: "readonly", process: "readonly" } },
+  },
+  {
     // chai's assertions are property reads: expect(x).to.be.true.
     files: ["test/**/*.ts"],
     rules: { "@typescript-eslint/no-unused-expressions": "off" },

@@ -12,6 +12,7 @@ import { clusterFigure } from "./cluster-figure.js";
 import { connectPerCommandFigure } from "./connect-per-command-figure.js";
 import { consoleFigures } from "./console-figure.js";
 import { contextFigures } from "./contexts-figure.js";
+import { engineFigure } from "./engine-figure.js";
 import { evaluateFigure } from "./evaluate-figure.js";
 import { goalBound, isGoalMet, type Figure } from "./figure.js";
 import { hubStderrReport, startHubProcess, type HubProcess } from "./load.js";
@@ -64,6 +65,7 @@ function steps(
     ["CLI: CPU of tabwire --help and tabwire eval against node -e 0 and a minimal ws client", () => cliFigures(context, hubUrl, ROOT)],
     ["evaluate throughput", () => throughputFigure(context)],
     ["the hot path against a bare relay process", () => hotPathFigures(context, hubPid)],
+    ["json-rpc-2.0: the JSON-RPC engine's share of the hub's CPU per evaluate", () => engineFigure(context)],
     ["screenshot", () => screenshotFigure(context)],
     ["actions: snapshots and clicks against Playwright, chrome-devtools-mcp and puppeteer-core", () => actionFigures(context)],
     [

@@ -14,8 +14,9 @@ import { percentile } from "./stats.js";
 import { WsCaller } from "./ws-caller.js";
 
 const CONSOLE_WAIT_MS = 10_000;
-// After the load stops, the hub's side of closed sockets and closing tabs get this long to go.
-const DRAIN_DEADLINE_MS = 10_000;
+// After the load stops, the hub's side of closed sockets and closing tabs get this long to go (they take well under a
+// second; the rest is room for a slow, shared machine: the wait ends as soon as they are gone).
+const DRAIN_DEADLINE_MS = 30_000;
 const DRAIN_POLL_MS = 100;
 // What a hub with no tokens always says at start-up, and the hint Node adds after its first warning.
 const EXPECTED_STDERR = [
@@ -62,6 +63,8 @@ export interface SoakReport {
   errors: Record<string, number>;
   /** Completed cycles of each workload. */
   cycles: Record<string, number>;
+  /** How long the load ran. */
+  loadS: number;
   p50Ms: number;
   p99Ms: number;
   /** The hub's stderr lines other than its start-up warning, each once, with how many times it came. */
@@ -72,6 +75,10 @@ export interface SoakReport {
 export interface SoakOptions {
   durationMs: number;
   sampleEveryMs: number;
+  /** The load goes on past `durationMs` until this many calls were sent: a slower machine takes longer, not less work. */
+  minCalls?: number;
+  /** The run fails once no call was answered for this long (a stalled hub), checked at each sample. */
+  stallMs?: number;
   /** Told each sample as it is taken. */
   onSample?: (sample: SoakSample) => void;
 }
@@ -180,15 +187,16 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     probe = await HubProbe.open(hub);
     const rest = await probe.state();
     const tally = new Tally();
-    const deadline = Date.now() + options.durationMs;
-    const running = (): boolean => Date.now() < deadline;
+    const load = { started: Date.now(), stopped: false };
+    const running = (): boolean => !load.stopped;
     const loops = [
       ...[1, 2].map((n) => orchestratorLoop(hub.url, tally, { running, n })),
       ...[1, 2].map(() => tabLoop(hub.url, tally, running)),
       agentLoop(hub.url, tally, running),
       connectionLoop(hub.url, tally, running),
     ];
-    const samples = await sampleUntil(probe, tally, { ...options, deadline });
+    const samples = await sampleUntil(probe, tally, { ...options, load }).finally(() => (load.stopped = true));
+    const loadS = (Date.now() - load.started) / 1000;
     await Promise.all(loops);
     const end = await probe.drained(rest);
     return {
@@ -199,6 +207,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       answered: tally.answered,
       errors: Object.fromEntries(tally.errors),
       cycles: Object.fromEntries(tally.cycles),
+      loadS,
       p50Ms: percentile(tally.latencies, 50),
       p99Ms: percentile(tally.latencies, 99),
       hubWarnings: unexpected(hub.stderr),
@@ -224,13 +233,26 @@ function unexpected(stderr: readonly string[]): string[] {
   return [...counts].map(([line, count]) => `${count} x ${line}`);
 }
 
-async function sampleUntil(probe: HubProbe, tally: Tally, options: SoakOptions & { deadline: number }): Promise<SoakSample[]> {
+/**
+ * Samples the hub every `sampleEveryMs` under load until `durationMs` passed and `minCalls` were sent; throws once
+ * no call was answered for `stallMs`.
+ */
+async function sampleUntil(probe: HubProbe, tally: Tally, options: SoakOptions & { load: { started: number } }): Promise<SoakSample[]> {
   const samples: SoakSample[] = [];
-  const started = Date.now();
+  const { started } = options.load;
+  const deadline = started + options.durationMs;
+  const done = (): boolean => Date.now() >= deadline && tally.calls >= (options.minCalls ?? 0);
   let last = started;
-  while (Date.now() < options.deadline) {
-    await new Promise((resolve) => setTimeout(resolve, Math.min(options.sampleEveryMs, options.deadline - Date.now())));
+  let answered = { count: tally.answered, at: started };
+  while (!done()) {
+    const untilDeadline = deadline - Date.now();
+    await new Promise((resolve) =>
+      setTimeout(resolve, untilDeadline > 0 ? Math.min(options.sampleEveryMs, untilDeadline) : options.sampleEveryMs),
+    );
     const now = Date.now();
+    if (tally.answered !== answered.count) answered = { count: tally.answered, at: now };
+    if (options.stallMs !== undefined && now - answered.at >= options.stallMs)
+      throw new Error(`soak: no call answered for ${options.stallMs} ms, after ${tally.answered} of ${tally.calls} calls`);
     const calls = tally.interval.length;
     const sample: SoakSample = {
       elapsedS: Math.round((now - started) / 1000),
@@ -390,7 +412,7 @@ export function soakTable(report: SoakReport): string {
   return [
     ...lines,
     "",
-    `calls ${report.calls}, answered ${report.answered}, p50 ${report.p50Ms.toFixed(1)} ms, p99 ${report.p99Ms.toFixed(1)} ms; cycles ${JSON.stringify(report.cycles)}`,
+    `calls ${report.calls} in ${report.loadS.toFixed(1)} s (${(report.calls / report.loadS).toFixed(1)} calls/s), answered ${report.answered}, p50 ${report.p50Ms.toFixed(1)} ms, p99 ${report.p99Ms.toFixed(1)} ms; cycles ${JSON.stringify(report.cycles)}`,
     `errors: ${errors}`,
     `hub stderr: ${report.hubWarnings.join("; ") || "nothing unexpected"}`,
   ].join("\n");

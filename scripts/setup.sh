@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One-time set-up on a Debian machine: Chromium and redis-server (when missing), the npm dependencies, and the build.
+# One-time set-up on a Debian machine: Chromium and redis-server (when missing), the npm dependencies, the build, and
+# the tabwire command on the PATH.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,4 +28,5 @@ fi
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 PUPPETEER_SKIP_DOWNLOAD=1
 if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 npm run build
-echo "setup: done. Start the hub with: npm start"
+bash scripts/link-cli.sh
+echo "setup: done. Start the hub with: npm start (or tabwire serve)"

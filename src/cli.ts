@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
 import type { CliIo } from "./cli/cli-support.js";
 import { COMMAND_HELP, USAGE, wantsHelp } from "./cli/usage.js";
 
 // Each path imports only what it runs: the hub (main.js), the MCP SDK and the client cost a short command
 // such as `tabwire --help` or `tabwire eval` several times the CPU of the command itself.
 const [command, ...rest] = process.argv.slice(2);
+// The commands this file runs itself, besides those of cli/commands.ts.
+const OWN_COMMANDS = ["serve", "mcp", "eval", "help", "--help", "--version"];
 const io: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
@@ -24,16 +25,19 @@ if (help !== undefined && wantsHelp(rest)) {
   const { runEval } = await import("./cli/eval-command.js");
   process.exitCode = await runEval(rest, io);
 } else if (command === "--version" || command === "-v") {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  process.stdout.write(`${pkg.version}\n`);
+  const { HUB_VERSION } = await import("./version.js");
+  process.stdout.write(`${HUB_VERSION}\n`);
 } else if (command === undefined || command === "--help" || command === "-h" || command === "help") {
   process.stdout.write(USAGE);
 } else {
-  const { isCommand, runCommand } = await import("./cli/commands.js");
+  const { COMMAND_NAMES, isCommand, runCommand } = await import("./cli/commands.js");
   if (isCommand(command)) {
     process.exitCode = await runCommand(command, rest, io);
   } else {
-    process.stderr.write(`tabwire: unknown command "${command}"\n\n${USAGE}`);
+    const { closestName } = await import("./cli/suggest.js");
+    const meant = closestName(command, [...OWN_COMMANDS, ...COMMAND_NAMES]);
+    const next = meant === undefined ? `\n\n${USAGE}` : `; did you mean ${meant}?\n(tabwire --help lists the commands)\n`;
+    process.stderr.write(`tabwire: unknown command "${command}"${next}`);
     process.exitCode = 1;
   }
 }

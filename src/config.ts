@@ -66,7 +66,7 @@ export interface Config {
   maxSubscriptions: number;
   /** Tabs one client may have open (its popups count too). */
   maxTabsPerClient: number;
-  /** `?ephemeral=true` /cdp clients one token may hold at once (MAX_EPHEMERAL_CLIENTS_PER_TOKEN). */
+  /** /cdp clients of their own (`?ephemeral=true`, contexts a connection makes) one token may hold at once. */
   maxEphemeralClientsPerToken: number;
   /** Bytes of uploaded files a tab may hold (MAX_UPLOAD_BYTES). */
   maxUploadBytes: number;
@@ -272,17 +272,31 @@ function redisUrl(env: Env): string | null {
   return raw;
 }
 
-/** Where the command line finds the hub: --hub/--token win over TABWIRE_URL/TABWIRE_TOKEN (environment or .env). */
+/** Where the command line finds the hub: --hub/--token win over these. */
 export interface CliSettings {
   hubUrl: string;
+  /** Whether TABWIRE_URL named the hub (else hubUrl is the address HOST and PORT give the hub, default 127.0.0.1:8080). */
+  isHubNamed: boolean;
   token: string | undefined;
 }
 
 /** Reads the command line's settings from the environment (after .env). */
 export function loadCliSettings(): CliSettings {
   dotenv.config({ quiet: true });
-  return {
-    hubUrl: process.env.TABWIRE_URL || "ws://127.0.0.1:8080",
-    token: process.env.TABWIRE_TOKEN || process.env.HUB_TOKEN || undefined,
-  };
+  return parseCliSettings(process.env);
+}
+
+/** The hub the command line dials: TABWIRE_URL, else the hub's own HOST and PORT, so a `.env` shared with the hub needs no TABWIRE_URL. */
+export function parseCliSettings(env: Env): CliSettings {
+  const token = env.TABWIRE_TOKEN || env.HUB_TOKEN || undefined;
+  if (env.TABWIRE_URL) return { hubUrl: env.TABWIRE_URL, isHubNamed: true, token };
+  const port = integer(env, "PORT", { fallback: 8080, min: 0, max: 65_535 });
+  return { hubUrl: `ws://${dialableHost(text(env, "HOST", "127.0.0.1"))}:${port}`, isHubNamed: false, token };
+}
+
+// A hub listening on every address is reached on loopback; an IPv6 address goes in brackets in a URL.
+function dialableHost(host: string): string {
+  if (host === "0.0.0.0") return "127.0.0.1";
+  if (host === "::" || host === "[::]") return "[::1]";
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
 }

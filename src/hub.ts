@@ -37,7 +37,7 @@ import { ClientRoutes } from "./clients/client-routes.js";
 import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
-import { HUB_VERSION } from "./version.js";
+import { HUB_VERSION, PROTOCOL_VERSION } from "./version.js";
 
 /** A running hub. */
 export interface Hub {
@@ -230,7 +230,10 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       heartbeat.track(ws);
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
       if (decision.endpoint === "rpc") return void new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits });
-      if (cdpClient !== null) return openCdpProxy(ws, cdpClient, services);
+      if (cdpClient !== null) {
+        const takePlace = (): (() => void) | null => ephemeral.take(decision.grant.key ?? "");
+        return openCdpProxy(ws, { ...cdpClient, takePlace }, services);
+      }
       openAgentPeer(ws, {
         ...limits,
         router: parts.agentRouter,
@@ -242,7 +245,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
         registerTimeoutMs: config.agentRegisterTimeoutMs,
         refusal: (baseId, tabId, keyScope) => services.clients.refusalOfAgent(baseId, tabId, keyScope),
         serverId: parts.serverId,
-        version: HUB_VERSION,
+        version: PROTOCOL_VERSION,
       });
     });
   });

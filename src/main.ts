@@ -1,3 +1,4 @@
+import { fileURLToPath } from "node:url";
 import { ConfigError, loadConfig, parseConfig } from "./config.js";
 import { LaunchError } from "./cdp/chrome-launcher.js";
 import { startHub, type Hub } from "./hub.js";
@@ -44,10 +45,15 @@ export async function serve(): Promise<void> {
   process.on("SIGTERM", () => shutdown("SIGTERM"));
 }
 
-/** A hub of a command's own (`tabwire mcp`): the environment's settings, on a free loopback port, logs to stderr and LOG_DIR. */
+/**
+ * A hub of a command's own (`tabwire mcp`): the environment's settings, on a free loopback port, logs to stderr and
+ * LOG_DIR (default: the package's logs/ folder).
+ */
 export async function startEmbeddedHub(): Promise<Hub> {
   loadConfig();
-  const config = parseConfig({ ...process.env, HOST: "127.0.0.1", PORT: "0" });
+  // An MCP client starts the command in a folder of its choosing (the user's home, /): the logs stay out of it.
+  const logDir = process.env.LOG_DIR || fileURLToPath(new URL("../../logs", import.meta.url));
+  const config = parseConfig({ ...process.env, HOST: "127.0.0.1", PORT: "0", LOG_DIR: logDir });
   configureLogging(config);
   return startHub(config);
 }

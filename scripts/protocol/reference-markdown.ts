@@ -80,10 +80,13 @@ function methodSection(method: DocMethod, traits: ReferenceTraits, doc: OpenRpcD
     method.params.length === 0
       ? "No params.\n"
       : `| param | type | default | description |\n|---|---|---|---|\n${method.params
-          .map(
-            (param) =>
-              `| \`${param.name}\`${param.required ? "" : "?"} | ${typeText(param.schema)} | ${defaultOf(param.schema, doc)} | ${cell(param.description ?? param.schema.description ?? "")} |`,
-          )
+          .flatMap((param) => [
+            `| \`${param.name}\`${param.required ? "" : "?"} | ${typeText(param.schema)} | ${defaultOf(param.schema, doc)} | ${cell(param.description ?? param.schema.description ?? "")} |`,
+            ...nestedFields(param.name, param.schema).map(
+              (field) =>
+                `| \`${field.path}\`${field.required ? "" : "?"} | ${typeText(field.schema)} | ${defaultOf(field.schema, doc)} | ${cell(field.schema.description ?? "")} |`,
+            ),
+          ])
           .join("\n")}\n`;
   const errors = (method.errors ?? []).map((error) => `\`${error.$ref.replace("#/components/errors/", "")}\``).join(", ");
   const example = method.examples?.[0];
@@ -124,11 +127,36 @@ function resultText(schema: Schema): string {
 function fieldsTable(schema: Schema): string {
   if (schema.allOf)
     return schema.allOf.map((member) => (member.$ref ? `The fields of ${typeText(member)}, and:\n\n` : fieldsTable(member))).join("");
-  const required = new Set(schema.required ?? []);
-  const rows = Object.entries(schema.properties ?? {}).map(
-    ([name, field]) => `| \`${name}\`${required.has(name) ? "" : "?"} | ${typeText(field)} | ${cell(field.description ?? "")} |`,
+  const rows = ownFields("", schema).flatMap((field) => [field, ...nestedFields(field.path, field.schema)]);
+  const lines = rows.map(
+    (field) => `| \`${field.path}\`${field.required ? "" : "?"} | ${typeText(field.schema)} | ${cell(field.schema.description ?? "")} |`,
   );
-  return `| field | type | description |\n|---|---|---|\n${rows.join("\n")}\n`;
+  return `| field | type | description |\n|---|---|---|\n${lines.join("\n")}\n`;
+}
+
+/** A field of an object, named by its path from the table's row (`request.url`, `requests[].status`). */
+interface Field {
+  path: string;
+  schema: Schema;
+  required: boolean;
+}
+
+/** The fields inside a value, at any depth, so that the reference never shows an object without what it holds. */
+export function nestedFields(path: string, schema: Schema): Field[] {
+  if (schema.$ref !== undefined) return [];
+  if (schema.items) return nestedFields(`${path}[]`, schema.items);
+  const members = schema.oneOf ?? schema.anyOf ?? schema.allOf;
+  if (members) return members.flatMap((member) => nestedFields(path, member));
+  return ownFields(`${path}.`, schema).flatMap((field) => [field, ...nestedFields(field.path, field.schema)]);
+}
+
+function ownFields(prefix: string, schema: Schema): Field[] {
+  const required = new Set(schema.required ?? []);
+  return Object.entries(schema.properties ?? {}).map(([name, field]) => ({
+    path: `${prefix}${name}`,
+    schema: field,
+    required: required.has(name),
+  }));
 }
 
 /** A one-line type: a link for a named type, `a \| b` for an enum, `T[]` for an array. */
@@ -137,10 +165,23 @@ function typeText(schema: Schema): string {
   if ("const" in schema) return `\`${JSON.stringify(schema.const)}\``;
   if (schema.enum) return schema.enum.map((value) => `\`${JSON.stringify(value)}\``).join(" \\| ");
   const union = schema.oneOf ?? schema.anyOf;
-  if (union) return union.map(typeText).join(" \\| ");
+  if (union) return union.map((member) => (member.properties ? shapeText(member) : typeText(member))).join(" \\| ");
   const types = Array.isArray(schema.type) ? schema.type : schema.type === undefined ? [] : [schema.type];
-  if (types.length === 0) return "any";
-  return types.map((type) => (type === "array" ? `${schema.items ? typeText(schema.items) : "any"}[]` : type)).join(" \\| ");
+  if (types.length === 0) return schema.properties || schema.allOf ? "object" : "any";
+  return types
+    .map((type) => (type === "array" ? `${schema.items ? typeText(schema.items) : "any"}[]` : objectText(type, schema)))
+    .join(" \\| ");
+}
+
+/** One form of a union of objects, by its fields: `{data, bytes}`. */
+function shapeText(schema: Schema): string {
+  return `{${Object.keys(schema.properties ?? {}).join(", ")}}`;
+}
+
+/** An object whose values are all of one type (headers, counts by kind) says which: `object of string`. */
+function objectText(type: string, schema: Schema): string {
+  const values = schema.additionalProperties;
+  return type === "object" && !schema.properties && typeof values === "object" ? `object of ${typeText(values)}` : type;
 }
 
 function defaultOf(schema: Schema, doc: OpenRpcDocument): string {

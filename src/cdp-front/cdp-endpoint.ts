@@ -39,7 +39,11 @@ export function cdpClientOf(grant: Grant, url: URL, services: HubServices): CdpC
 }
 
 /** Serves one accepted /cdp WebSocket as its client, with the hub's per-connection limits. */
-export function openCdpProxy(ws: WebSocket, choice: { clientId: string; ephemeral: boolean }, services: HubServices): void {
+export function openCdpProxy(
+  ws: WebSocket,
+  choice: { clientId: string; ephemeral: boolean; takePlace: () => (() => void) | null },
+  services: HubServices,
+): void {
   const { maxInflight, ratePerSec, sendHighWaterBytes: highWaterBytes, slowReaderTimeoutMs } = services.config;
   try {
     const limits = { maxInflight, ratePerSec, highWaterBytes, slowReaderTimeoutMs, commandTimeoutMs: COMMAND_TIMEOUT_MS };

@@ -5,7 +5,8 @@ import type { CdpConnection } from "../cdp/connection.js";
 import { log } from "../log.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
 import type { HubServices } from "../services.js";
-import { CdpFailure, NO_CONTEXT, NO_SESSION, NO_TARGET, readFrame, refused, wireError, type Frame } from "./cdp-frames.js";
+import { CdpFailure, NO_SESSION, NO_TARGET, readFrame, refused, wireError, type Frame } from "./cdp-frames.js";
+import { CdpClients } from "./cdp-clients.js";
 import { CdpDownloads } from "./cdp-downloads.js";
 import { CdpLimits } from "./cdp-limits.js";
 import { CdpOutbox } from "./cdp-outbox.js";
@@ -19,6 +20,8 @@ export interface CdpProxyOptions {
   clientId: string;
   /** The connection made its client for itself: its tabs and context go with it. */
   ephemeral: boolean;
+  /** A place in the token's MAX_EPHEMERAL_CLIENTS_PER_TOKEN for a context the caller makes, or null when none is left. */
+  takePlace: () => (() => void) | null;
   maxInflight: number;
   ratePerSec: number;
   /** How long Chrome has to answer one command before the caller gets an error. */
@@ -46,12 +49,9 @@ export class CdpProxy {
   #discover = false;
   #autoAttach = false;
   #limits: CdpLimits;
-  #context: Promise<string | undefined>;
-  #release: () => void;
+  #clients: CdpClients;
   #downloads: CdpDownloads;
   #gate = new CdpPageGate();
-  /** Targets this connection asked Chrome for that are not yet its client's tabs (MAX_TABS_PER_CLIENT counts them). */
-  #creating = 0;
   #unsubscribe: (() => void)[] = [];
   #outbox: CdpOutbox;
   #closed = false;
@@ -64,15 +64,13 @@ export class CdpProxy {
     this.#outbox = new CdpOutbox(ws, { highWaterBytes, slowReaderTimeoutMs, clientId });
     this.#sessions = new CdpSessions(this.#connection, (message) => this.#emit(message));
     this.#limits = new CdpLimits(options);
-    const kept = options.services.clients.contexts.keep(options.clientId);
-    this.#context = kept.contextId;
-    this.#release = kept.release;
-    // A context that cannot be made fails the commands that need it, not the process.
-    this.#context.catch(() => undefined);
+    const { services, ephemeral, takePlace } = options;
+    this.#clients = new CdpClients({ services, connection: this.#connection, clientId, ephemeral, takePlace });
     this.#downloads = new CdpDownloads(this.#connection, {
       isOwnPage: (frameId) => this.#isOwnPage(frameId),
       emit: (message) => this.#emit(message),
-      cancel: (guid) => void this.#cancelDownload(guid),
+      cancel: (download) => void this.#cancelDownload(download),
+      refuse: (refused) => this.#clients.refuseDownloads(refused),
     });
     this.#listen();
     ws.on("message", (data, isBinary) => this.#onFrame(isBinary ? null : data.toString()));
@@ -164,8 +162,12 @@ export class CdpProxy {
         setImmediate(() => this.#ws.close(1000, "Browser.close ends this connection; the hub's browser goes on"));
         return {};
       case "Target.getBrowserContexts":
-        // The client's context is the caller's default one, so there are no others.
-        return { browserContextIds: [] };
+        // The client's context is the caller's default one; the others are those the connection made.
+        return { browserContextIds: this.#clients.madeContextIds() };
+      case "Target.createBrowserContext":
+        return this.#clients.create(params);
+      case "Target.disposeBrowserContext":
+        return this.#clients.dispose(params.browserContextId);
       case "Target.getTargets": {
         const { targetInfos } = (await this.#send(method, {})) as Protocol.Target.GetTargetsResponse;
         return { targetInfos: targetInfos.filter((info) => this.#isOwnPage(info.targetId)) };
@@ -201,36 +203,27 @@ export class CdpProxy {
     }
   }
 
-  /** The command's params with the client's context in place of the caller's. */
+  /** The command's params in the context it names when that is one of the connection's, else the main client's. */
   async #inContext(params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const { browserContextId: _named, ...rest } = params;
-    const contextId = await this.#context;
+    const { browserContextId: named, ...rest } = params;
+    const contextId = await this.#clients.contextOf(named);
     return contextId === undefined ? rest : { ...rest, browserContextId: contextId };
   }
 
-  async #cancelDownload(guid: string): Promise<void> {
-    await this.#send("Browser.cancelDownload", await this.#inContext({ guid })).catch(() => undefined);
+  /** Cancels a download in the context of the page that started it (the main client's or one the connection made). */
+  async #cancelDownload({ guid, frameId }: { guid: string; frameId: string }): Promise<void> {
+    const { clients } = this.#options.services;
+    const context = clients.contexts.existing(clients.ownerOf(frameId)) ?? {};
+    await this.#send("Browser.cancelDownload", { guid, ...context }).catch(() => undefined);
   }
 
   async #createTarget(params: Record<string, unknown>): Promise<unknown> {
     this.#checkUrl(params.url);
-    const contextId = await this.#context;
-    if (params.browserContextId !== undefined && params.browserContextId !== contextId) throw NO_CONTEXT();
-    const { services, clientId } = this.#options;
-    const { maxTabsPerClient } = services.config;
-    // Counted with the tabs this connection is still making, so commands sent at once cannot pass the cap together.
-    const open = services.clients.tabCount(clientId) + this.#creating;
-    if (open >= maxTabsPerClient)
-      throw new CdpFailure(-32000, `client ${clientId} has ${open} tabs open (MAX_TABS_PER_CLIENT=${maxTabsPerClient}); close some first`);
-    const { browserContextId: _named, ...rest } = params;
-    this.#creating++;
-    let created: Protocol.Target.CreateTargetResponse;
-    try {
+    const { browserContextId: named, ...rest } = params;
+    const created = await this.#clients.createTarget(named, async (contextId) => {
       const scoped = contextId === undefined ? rest : { ...rest, browserContextId: contextId };
-      created = (await this.#send("Target.createTarget", scoped)) as Protocol.Target.CreateTargetResponse;
-    } finally {
-      this.#creating--;
-    }
+      return (await this.#send("Target.createTarget", scoped)) as Protocol.Target.CreateTargetResponse;
+    });
     // Chrome tells an auto-attaching client of the new page's session before its answer (Playwright counts on it).
     if (this.#autoAttach) await this.#autoAttachTo(created.targetId);
     return created;
@@ -328,7 +321,7 @@ export class CdpProxy {
 
   #isOwnPage(targetId: unknown): boolean {
     const { browser, clients } = this.#options.services;
-    return typeof targetId === "string" && browser.page(targetId) !== undefined && clients.ownerOf(targetId) === this.#options.clientId;
+    return typeof targetId === "string" && browser.page(targetId) !== undefined && this.#clients.owns(clients.ownerOf(targetId));
   }
 
   /** The target id, when it names one of the client's pages; else Chrome's own "no target" error. */
@@ -360,7 +353,7 @@ export class CdpProxy {
     this.#outbox.send(message);
   }
 
-  /** Ends the connection: its sessions detached, its hold on the context given back; an ephemeral client's tabs closed. */
+  /** Ends the connection: its sessions detached, its hold on the context given back; the contexts it made and an ephemeral client's go with their tabs. */
   async #dispose(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -371,13 +364,7 @@ export class CdpProxy {
     if (!this.#connection.isClosed) {
       await Promise.all(topLevel.map((sessionId) => this.#send("Target.detachFromTarget", { sessionId }).catch(() => undefined)));
     }
-    const { services, clientId, ephemeral } = this.#options;
-    if (ephemeral && !this.#connection.isClosed) {
-      const tabs = services.browser.pages().filter((page) => services.clients.ownerOf(page.tabId) === clientId);
-      await Promise.all(tabs.map((tab) => this.#send("Target.closeTarget", { targetId: tab.tabId }).catch(() => undefined)));
-    }
     this.#downloads.dispose();
-    this.#release();
-    if (ephemeral) services.clients.contexts.end(clientId);
+    await this.#clients.disposeAll();
   }
 }

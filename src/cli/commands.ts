@@ -4,8 +4,9 @@ import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { TabwireClient } from "../client/index.js";
 import { ACTION_COMMANDS } from "./action-commands.js";
 import { STATE_COMMANDS } from "./state-commands.js";
-import { activeTab, connectHub, describeFailure, type CliIo } from "./cli-support.js";
+import { activeTab, checkedTarget, connectHub, describeFailure, type CliIo } from "./cli-support.js";
 import { CliError } from "./eval-options.js";
+import { printSnapshotLines } from "./snapshot-lines.js";
 
 type Values = Record<string, string | boolean | undefined>;
 /** The tab a command acts on: --target, else the tab in front (see activeTab). */
@@ -27,8 +28,15 @@ const COMMON: NonNullable<ParseArgsConfig["options"]> = {
   pretty: { type: "boolean" },
 };
 
+/** A command: its options, what it does, and how --pretty prints its result for people (default: indented JSON). */
+interface CommandSpec {
+  options: NonNullable<ParseArgsConfig["options"]>;
+  run: Command;
+  printPretty?: (shown: Record<string, unknown>, io: CliIo) => void;
+}
+
 /** The commands besides serve and eval: each a hub call or two, printed as `{"ok": true, ...result}`. */
-const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]>; run: Command }> = {
+const COMMANDS: Record<string, CommandSpec> = {
   status: {
     options: {},
     run: async ({ client }) => ({ ...(await client.call("clients.list", {})), ...(await client.call("tabs.list", {})) }),
@@ -58,6 +66,7 @@ const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]
         ...(text("diff") === undefined ? {} : { diff: text("diff") }),
       });
     },
+    printPretty: printSnapshotLines,
   },
   content: {
     options: { text: { type: "boolean" } },
@@ -85,6 +94,9 @@ const COMMANDS: Record<string, { options: NonNullable<ParseArgsConfig["options"]
   },
 };
 
+/** The names of these commands. */
+export const COMMAND_NAMES: readonly string[] = Object.keys(COMMANDS);
+
 /** Whether `name` is one of these commands. */
 export function isCommand(name: string): boolean {
   return name in COMMANDS;
@@ -101,11 +113,14 @@ export async function runCommand(name: string, args: string[], io: CliIo): Promi
     const client = await connectHub({ hub: values.hub as string | undefined, token: values.token as string | undefined });
     // The tab the CLI picked is named in the result; one the user named is not repeated.
     let picked: string | null = null;
-    const target: TabChoice = async () => (typeof values.target === "string" ? values.target : (picked ??= await activeTab(client)));
+    const target: TabChoice = async () =>
+      typeof values.target === "string" ? checkedTarget(values.target) : (picked ??= await activeTab(client));
     try {
       const result = await command.run({ client, values: values as Values, positionals, io, target });
-      if (result !== null)
-        io.stdout(`${JSON.stringify({ ok: true, ...result, ...(picked ? { target: picked } : {}) }, null, pretty ? 2 : undefined)}\n`);
+      if (result === null) return 0;
+      const shown = { ok: true, ...result, ...(picked ? { target: picked } : {}) };
+      if (pretty && command.printPretty) command.printPretty(shown, io);
+      else io.stdout(`${JSON.stringify(shown, null, pretty ? 2 : undefined)}\n`);
       return 0;
     } finally {
       await client.close();
@@ -127,8 +142,9 @@ async function tabs({ client, values, positionals: [verb = "list", argument] }: 
       ...(clientId ? { clientId } : {}),
     });
   }
-  if (verb === "close") return client.call("tabs.close", { target: required(argument, "tabs close TARGET") });
-  if (verb === "activate") return client.call("tabs.activate", { target: required(argument, "tabs activate TARGET") });
+  if (verb === "close") return client.call("tabs.close", { target: checkedTarget(required(argument, "tabs close TARGET"), "TARGET") });
+  if (verb === "activate")
+    return client.call("tabs.activate", { target: checkedTarget(required(argument, "tabs activate TARGET"), "TARGET") });
   throw new CliError(`unknown tabs command ${JSON.stringify(verb)}; use list, open URL, close TARGET or activate TARGET`, 1);
 }
 

@@ -1,5 +1,5 @@
 import type { TabwireClient } from "../client/index.js";
-import { activeTab, connectHub, describeFailure, type CliIo } from "./cli-support.js";
+import { activeTab, checkedTarget, connectHub, describeFailure, type CliIo } from "./cli-support.js";
 import { parseEvalArgs, type EvalOptions } from "./eval-options.js";
 
 /** `tabwire eval`: runs code in a tab (or on one element) and prints `{"ok": true, ...result}`; returns the exit code. */
@@ -11,7 +11,7 @@ export async function runEval(args: string[], io: CliIo): Promise<number> {
     try {
       // The tab the CLI picked is named in the result; one the user named is not repeated.
       const picked = options.target === undefined ? await activeTab(client) : null;
-      const result = await evaluateWith(client, options, picked ?? (options.target as string));
+      const result = await evaluateWith(client, options, picked ?? checkedTarget(options.target as string));
       io.stdout(
         `${JSON.stringify({ ok: true, ...result, ...(picked ? { target: picked } : {}) }, null, options.pretty ? 2 : undefined)}\n`,
       );

@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { StreamableHTTPClientTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
+import { SdkHttpError, StreamableHTTPClientTransport, type JSONRPCMessage } from "@modelcontextprotocol/client";
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { loadCliSettings } from "../config.js";
 
@@ -9,21 +9,21 @@ export interface EmbeddedHub {
   stop(): Promise<void>;
 }
 
-const DEFAULT_HUB = "ws://127.0.0.1:8080";
 const PROBE_TIMEOUT_MS = 1_000;
 
 /**
  * `tabwire mcp`: MCP over stdio for clients that launch a command. It relays every frame to the /mcp front of a hub:
- * the one --hub or TABWIRE_URL names, else one answering on the default address, else a hub of its own it starts on an
- * embedded Chromium on a free loopback port (stopped when stdin closes). Nothing but MCP frames goes to stdout.
+ * the one --hub or TABWIRE_URL names, else one answering at HOST:PORT (the hub's own settings, as `.env` gives them),
+ * else a hub of its own it starts on an embedded Chromium on a free loopback port (stopped when stdin closes). Nothing
+ * but MCP frames goes to stdout.
  */
 export async function runMcpBridge(args: string[], startEmbeddedHub: () => Promise<EmbeddedHub>): Promise<number> {
   const { values } = parseArgs({ args, options: { hub: { type: "string" }, token: { type: "string" } }, strict: true });
   const settings = loadCliSettings();
-  const named = values.hub ?? (process.env.TABWIRE_URL || undefined);
+  const named = values.hub ?? (settings.isHubNamed ? settings.hubUrl : undefined);
   const token = values.token ?? settings.token;
   let embedded: EmbeddedHub | null = null;
-  let hubUrl = named ?? DEFAULT_HUB;
+  let hubUrl = named ?? settings.hubUrl;
   if (named === undefined && !(await answers(hubUrl))) {
     embedded = await startEmbeddedHub();
     hubUrl = embedded.url;
@@ -69,8 +69,23 @@ async function relay(url: URL, token: string | undefined): Promise<void> {
 /** A request the hub could not be asked gets an error answer, so the MCP client never waits on it. */
 function answerFailure(stdio: StdioServerTransport, message: JSONRPCMessage, error: unknown): void {
   if (!("id" in message) || !("method" in message)) return;
+  stdio.send({ jsonrpc: "2.0", id: message.id, error: { code: -32603, message: failureText(error) } }).catch(() => {});
+}
+
+/** Why a request did not reach the hub: a hub that refused it (a wrong or missing token: HTTP 401) is not one that is down. */
+function failureText(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  void stdio.send({ jsonrpc: "2.0", id: message.id, error: { code: -32603, message: `the tabwire hub could not be reached: ${text}` } });
+  if (!(error instanceof SdkHttpError)) return `the tabwire hub could not be reached: ${text}`;
+  let reason = text;
+  try {
+    const body = JSON.parse(String(error.data.text)) as { error?: { message?: unknown } };
+    if (typeof body.error?.message === "string") reason = body.error.message;
+  } catch {
+    // Not the hub's JSON: the transport's own message stands.
+  }
+  if (error.status === 401)
+    return `the tabwire hub refused the token (HTTP 401): ${reason}; give tabwire mcp the hub's token with --token T or TABWIRE_TOKEN (environment or .env)`;
+  return `the tabwire hub refused the request (HTTP ${error.status}): ${reason}`;
 }
 
 /** Whether a hub answers /health at `hubUrl`. */

@@ -21,24 +21,26 @@ Usage:
   tabwire COMMAND --help   the options of one command
 
 Every command but serve takes --target clientId:tabId (default: the tab in front, named in the result as
-"target"), --hub URL and --token T
-(or TABWIRE_URL / TABWIRE_TOKEN, also read from .env), and --pretty (indented JSON for people).
+"target"), --hub URL and --token T (or TABWIRE_URL / TABWIRE_TOKEN, also read from .env; without a URL, the
+hub's own HOST and PORT), and --pretty (for people: indented JSON; snapshot prints the tree's lines).
 Results are JSON on stdout ({"ok": true, ...}); errors are JSON on stderr ({"ok": false, "error", "code"}).
-Exit codes: 0 ok, 1 JavaScript or general error, 2 hub not reachable, 3 target not found, 4 timeout.
+Exit codes: 0 ok, 1 JavaScript or general error (also a hub refusing the token: code UNAUTHORIZED), 2 hub not
+reachable, 3 target not found, 4 timeout.
 `;
 
 const COMMON = `  --target clientId:tabId   the tab (default: the only tab, else the one last opened or activated through
                              the hub, named in the result as "target"; when none was, the error lists them)
-  --hub URL, --token T       the hub (default TABWIRE_URL / TABWIRE_TOKEN, else ws://127.0.0.1:8080)
+  --hub URL, --token T       the hub (default TABWIRE_URL / TABWIRE_TOKEN, else ws://HOST:PORT of .env, 127.0.0.1:8080)
   --pretty                   indented JSON
-Exit codes: 0 ok, 1 JavaScript or general error, 2 hub not reachable, 3 target not found, 4 timeout.`;
+Exit codes: 0 ok, 1 JavaScript or general error (a refused token: code UNAUTHORIZED), 2 hub not reachable,
+3 target not found, 4 timeout.`;
 
 /** What `tabwire COMMAND --help` prints, by command. */
 export const COMMAND_HELP: Record<string, string> = {
   mcp: `tabwire mcp: MCP over stdio, for MCP clients that launch a command ("command": "npx", "args": ["tabwire", "mcp"]).
-It relays every frame to the /mcp of the hub --hub or TABWIRE_URL names, else of a hub answering on
-ws://127.0.0.1:8080, else of a hub it starts itself on an embedded headless Chromium on a free loopback port
-(stopped when the MCP client closes). Only MCP frames go to stdout; logs go to stderr. See docs/mcp.md.
+It relays every frame to the /mcp of the hub --hub or TABWIRE_URL names, else of a hub answering at HOST:PORT
+(the hub's settings, from .env; default 127.0.0.1:8080), else of a hub it starts itself on an embedded headless
+Chromium on a free loopback port (stopped when the MCP client closes). Only MCP frames go to stdout; logs go to stderr. See docs/mcp.md.
   --hub URL, --token T       the hub and its token (default TABWIRE_URL / TABWIRE_TOKEN)`,
   serve: `tabwire serve: start the hub on HOST:PORT (default 127.0.0.1:8080) with an embedded headless Chromium,
 or attach to a running Chrome with CDP_URL. Settings come from the environment or .env (see .env.example).
@@ -66,6 +68,7 @@ Examples:
   --dom                      read the tree from the DOM (source "dom": several times faster on large pages)
   --max-chars N              a page of N characters at most; --cursor C (its nextCursor) reads the next
   --diff ID                  only what changed since snapshot ID
+  --pretty                   the tree's lines as they are (the snapshot's id and next cursor on stderr)
 ${COMMON}`,
   ...Object.fromEntries(
     Object.entries(ACTION_HELP).map(([name, help]) => [

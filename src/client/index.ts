@@ -1,6 +1,13 @@
 import type { Notifications, Params } from "../protocol/types.js";
 
-export { ConnectionClosedError, TabwireClient, TabwireError, type CallOptions, type TabwireClientOptions } from "./tabwire-client.js";
+export {
+  ConnectionClosedError,
+  HubRefusedError,
+  TabwireClient,
+  TabwireError,
+  type CallOptions,
+  type TabwireClientOptions,
+} from "./tabwire-client.js";
 export type {
   Client,
   ConsoleLine,

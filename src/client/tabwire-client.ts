@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { createRequire } from "node:module";
 import type * as JsonRpc from "json-rpc-2.0";
 import type { JSONRPCResponse } from "json-rpc-2.0";
@@ -29,6 +30,20 @@ export class ConnectionClosedError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "ConnectionClosedError";
+  }
+}
+
+/** The hub answered the connection with an HTTP refusal: 401 (token wrong or missing), 403 (not allowed), 429 (retry later). */
+export class HubRefusedError extends ConnectionClosedError {
+  constructor(
+    message: string,
+    /** The HTTP status of the refusal. */
+    readonly status: number,
+    /** 429: when this address may try again (the hub's failed-authentication limit). */
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+    this.name = "HubRefusedError";
   }
 }
 
@@ -79,7 +94,7 @@ export class TabwireClient {
     this.#attach(ws);
   }
 
-  /** Connects; rejects with ConnectionClosedError when the hub cannot be reached or refuses the token. */
+  /** Connects; rejects with ConnectionClosedError when the hub cannot be reached, HubRefusedError when it refuses the connection. */
   static async connect(options: TabwireClientOptions): Promise<TabwireClient> {
     return new TabwireClient(await open(options), options);
   }
@@ -247,17 +262,54 @@ function open(options: TabwireClientOptions): Promise<WebSocket> {
   const headers = options.token ? { authorization: `Bearer ${options.token}` } : undefined;
   const ws = new WebSocket(url, { headers, perMessageDeflate: false, handshakeTimeout: options.connectTimeoutMs ?? 10_000 });
   return new Promise((resolve, reject) => {
-    const fail = (why: string): void => {
+    const fail = (error: Error): void => {
       ws.removeAllListeners();
       ws.on("error", () => {});
       ws.terminate();
-      reject(new ConnectionClosedError(`cannot connect to the hub at ${url.origin}: ${why}`));
+      reject(error);
     };
     ws.once("open", () => {
       ws.removeAllListeners();
       resolve(ws);
     });
-    ws.once("unexpected-response", (_request, response) => fail(`HTTP ${response.statusCode}`));
-    ws.once("error", (error) => fail(error.message));
+    ws.once("unexpected-response", (_request, response) => {
+      void refusalOf(response, url.origin).then(fail);
+    });
+    ws.once("error", (error) => fail(new ConnectionClosedError(`cannot connect to the hub at ${url.origin}: ${error.message}`)));
   });
+}
+
+const REFUSAL_BODY_MAX_BYTES = 4_096;
+const REFUSAL_BODY_TIMEOUT_MS = 1_000;
+
+/** The hub's refusal of an upgrade, with the reason its JSON body gives (`{"error": {message, data: {retryAfterMs}}}`). */
+async function refusalOf(response: IncomingMessage, origin: string): Promise<HubRefusedError> {
+  const status = response.statusCode ?? 0;
+  const body = await new Promise<string>((resolve) => {
+    let text = "";
+    const done = (): void => {
+      clearTimeout(timer);
+      response.destroy();
+      resolve(text);
+    };
+    const timer = setTimeout(done, REFUSAL_BODY_TIMEOUT_MS);
+    response.setEncoding("utf8");
+    response.on("data", (chunk: string) => {
+      text += chunk;
+      if (text.length > REFUSAL_BODY_MAX_BYTES) done();
+    });
+    response.once("end", done);
+    response.once("error", done);
+  });
+  let error: { message?: unknown; data?: { retryAfterMs?: unknown } } | undefined;
+  try {
+    error = (JSON.parse(body) as { error?: typeof error }).error;
+  } catch {
+    // Not the hub's JSON (a proxy's page, say): the status alone says why.
+  }
+  const why = typeof error?.message === "string" ? `: ${error.message}` : "";
+  const header = Number(response.headers["retry-after"]);
+  const retryAfterMs =
+    typeof error?.data?.retryAfterMs === "number" ? error.data.retryAfterMs : Number.isFinite(header) ? header * 1000 : undefined;
+  return new HubRefusedError(`the hub at ${origin} refused the connection: HTTP ${status}${why}`, status, retryAfterMs);
 }

@@ -36,6 +36,8 @@ export class ClientDownloads {
   #options: Options;
   #byId = new Map<string, Download>();
   #timers = new Map<string, NodeJS.Timeout>();
+  /** Clients whose context refuses downloads, with how many /cdp connections of theirs asked for it. */
+  #refusals = new Map<string, number>();
 
   constructor(browser: Browser, clients: ClientManager, options: Options) {
     this.#browser = browser;
@@ -49,6 +51,19 @@ export class ClientDownloads {
   /** The folder of a client's downloads. */
   folderOf(clientId: string): string {
     return path.join(this.#options.dataDir, "downloads", clientId);
+  }
+
+  /**
+   * Makes a client's context refuse downloads while at least one /cdp connection of the client asks for it (its
+   * `Browser.setDownloadBehavior` "deny"): Chrome then cancels each one before writing it, and says so, which a cancel
+   * sent once the download began cannot promise (a small one is done by then). Undone by `refused: false`.
+   */
+  async refuse(clientId: string, refused: boolean): Promise<void> {
+    const count = (this.#refusals.get(clientId) ?? 0) + (refused ? 1 : -1);
+    if (count > 0) this.#refusals.set(clientId, count);
+    else this.#refusals.delete(clientId);
+    if (count !== (refused ? 1 : 0)) return;
+    await this.#allow(clientId === this.#clients.defaultClientId ? null : clientId);
   }
 
   /** A client's downloads, oldest first. */
@@ -83,15 +98,21 @@ export class ClientDownloads {
     if (this.#options.embedded) void this.#allow(null);
   }
 
-  /** Lets a client's context (null: Chrome's default one) download, into the client's own folder. */
+  /**
+   * Lets a client's context (null: Chrome's default one) download, into the client's own folder, or refuses its
+   * downloads while the client asks for it (`refuse`); events stay on for the hub's session either way.
+   */
   async #allow(clientId: string | null): Promise<void> {
     const owner = clientId ?? this.#clients.defaultClientId;
     const context = clientId === null ? {} : this.#clients.contexts.existing(clientId);
-    if (context === null) return;
+    // With CDP_URL, Chrome's default context is the user's browsing: its downloads stay Chrome's.
+    if (context === null || (clientId === null && !this.#options.embedded)) return;
     try {
       const downloadPath = this.folderOf(owner);
       await mkdir(downloadPath, { recursive: true, mode: 0o700 });
-      const behavior = { behavior: "allowAndName" as const, downloadPath, eventsEnabled: true, ...context };
+      const behavior = this.#refusals.has(owner)
+        ? { behavior: "deny" as const, eventsEnabled: true, ...context }
+        : { behavior: "allowAndName" as const, downloadPath, eventsEnabled: true, ...context };
       await this.#browser.connection().send("Browser.setDownloadBehavior", behavior, { timeoutMs: SET_TIMEOUT_MS });
     } catch (error) {
       log.warn("cannot let a client's context download", { clientId: owner, error: (error as Error).message });

@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import AjvModule, { type ErrorObject, type ValidateFunction } from "ajv";
 import { HubError } from "../errors.js";
+import { patternWords } from "./pattern-words.js";
 
 // ajv ships CommonJS with its class on `default`.
 const Ajv = AjvModule.default;
@@ -108,7 +109,9 @@ function toProblem(error: ErrorObject): ParamsProblem {
   if (error.keyword === "additionalProperties") {
     return { path: cut(`/${String(params.additionalProperty)}`), message: "is not a parameter of this method" };
   }
-  return { path: cut(error.instancePath || "/"), message: error.message ?? "is invalid" };
+  // A regular expression tells a caller little: a pattern's problem says in words what the value should be.
+  const words = error.keyword === "pattern" ? patternWords(String(params.pattern)) : undefined;
+  return { path: cut(error.instancePath || "/"), message: words ?? error.message ?? "is invalid" };
 }
 
 function cut(path: string): string {

@@ -4,6 +4,7 @@ import type { TabSession } from "../cdp/tab-session.js";
 import { RESULT_BYTES_HARD_CAP } from "../config.js";
 import { exceptionToError } from "./exception.js";
 import { prepareExpression } from "./expression.js";
+import { evaluationError } from "./syntax-error.js";
 import { guardedCall, nextObjectGroup } from "./guarded-call.js";
 import { applyMaxSize, asSerializationError, readResult, type EvaluateResult } from "./remote-value.js";
 
@@ -41,7 +42,8 @@ export function evaluateInTab(tab: TabSession, options: EvaluateOptions, budget:
         )
         .catch((error: unknown) => Promise.reject(asSerializationError(error)));
       holdsObjects = response.result.objectId !== undefined || response.exceptionDetails !== undefined;
-      if (response.exceptionDetails) throw exceptionToError(response.exceptionDetails, prepared.columnOffset);
+      if (response.exceptionDetails)
+        throw await evaluationError(tab, { code: options.expression, prepared, details: response.exceptionDetails }, budget);
       const value = options.awaitPromise
         ? await settled(tab, response.result, { budget, columnOffset: prepared.columnOffset })
         : response.result;

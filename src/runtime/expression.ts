@@ -6,6 +6,8 @@ export interface PreparedExpression {
   replMode: boolean;
   /** Columns the wrapper adds before the caller's first line. */
   columnOffset: number;
+  /** Whether the code went in braces (its syntax errors may then name the closing brace: see syntax-error.ts). */
+  isBlock: boolean;
 }
 
 const AWAIT = /\bawait\b/;
@@ -17,10 +19,10 @@ const AWAIT = /\bawait\b/;
  */
 export function prepareExpression(code: string, isolate: boolean): PreparedExpression {
   const replMode = AWAIT.test(code);
-  if (isObjectLiteral(code)) return { expression: `(${code}\n)`, replMode, columnOffset: 1 };
-  if (!isolate) return { expression: code, replMode, columnOffset: 0 };
+  if (isObjectLiteral(code)) return { expression: `(${code}\n)`, replMode, columnOffset: 1, isBlock: false };
+  if (!isolate) return { expression: code, replMode, columnOffset: 0, isBlock: false };
   // The newline keeps a trailing line comment from swallowing the closing brace.
-  return { expression: `{${code}\n}`, replMode, columnOffset: 1 };
+  return { expression: `{${code}\n}`, replMode, columnOffset: 1, isBlock: true };
 }
 
 /** Whether code in braces is an object literal rather than a block; parsed locally, never run. */

@@ -5,6 +5,7 @@ import { METHODS } from "../../src/methods/index.js";
 import { METHOD_NAMES, NOTIFICATION_NAMES } from "../../src/protocol/types.js";
 import { ErrorCode } from "../../src/errors.js";
 import { loadOpenRpc, ParamsValidator } from "../../src/rpc/params-validator.js";
+import { patternWords } from "../../src/rpc/pattern-words.js";
 
 const Ajv = AjvModule.default;
 
@@ -85,6 +86,19 @@ describe("contract: protocol/tabwire.openrpc.json against the handlers and the e
     };
     for (const method of doc.methods) for (const param of method.params) walk(param.schema, `${method.name}:${param.name}`);
     expect(unbounded).to.deep.equal([]);
+  });
+
+  it("every pattern of the document has words for the INVALID_PARAMS message (a caller never reads a regular expression)", () => {
+    const patterns = new Set<string>();
+    const walk = (schema: unknown): void => {
+      if (schema === null || typeof schema !== "object") return;
+      const node = schema as Record<string, unknown>;
+      if (typeof node.pattern === "string") patterns.add(node.pattern);
+      for (const child of Object.values(node)) walk(child);
+    };
+    walk(doc);
+    expect(patterns.size).to.be.above(0);
+    expect([...patterns].filter((pattern) => patternWords(pattern) === undefined)).to.deep.equal([]);
   });
 
   it("every tab-level method takes target and timeoutMs", () => {

@@ -5,6 +5,7 @@ import type { Hub } from "../../src/hub.js";
 import { UNREGISTERED_BYTES } from "../../src/transport/registration-guard.js";
 import { AgentFrameGenerator, type AgentFuzzFrame, type AgentFuzzTargets } from "../support/agent-fuzz-frames.js";
 import { Rng, toJson } from "../support/fuzz-rules.js";
+import { Progress, unlessStalled } from "../support/progress.js";
 import { openTab } from "../support/tabs.js";
 import { connectClient, startTestHub } from "../support/test-hub.js";
 
@@ -17,7 +18,11 @@ const AGENT_CLIENT = "fuzzagent";
 const WINDOW = 64;
 const CONTROL_EVERY_FRAMES = 1_000;
 const AGENT_RUN_EVERY_FRAMES = 2_500;
-const ANSWER_DEADLINE_MS = 15_000;
+// A wait fails when the hub sends nothing for this long, never on how long the wait took in all: every request has a
+// budget of DEFAULT_TIMEOUT_MS (3 s), so only a hub that stopped answering stays silent this long.
+const STALL_MS = 30_000;
+// The control client's calls: a budget far above their usual answer (milliseconds; a few seconds on a slow day).
+const CONTROL_BUDGET_MS = 15_000;
 // Frames that make the hub close the socket (a refused register) are sent now and then, not at their natural rate.
 const CLOSING_FRAME_RATE = 0.01;
 
@@ -30,6 +35,8 @@ interface Finding {
 interface Waiter {
   when: () => boolean;
   resolve: () => void;
+  /** Restarts the waiter's stall timer: the hub sent a frame. */
+  moved: () => void;
   onText?: (text: string) => void;
 }
 
@@ -166,17 +173,28 @@ class FuzzSocket {
   #wait(when: () => boolean, what: string, onText?: (text: string) => void): Promise<void> {
     if (when()) return Promise.resolve();
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${what} within ${ANSWER_DEADLINE_MS} ms`)), ANSWER_DEADLINE_MS);
+      let timer: NodeJS.Timeout | undefined;
+      const stalled = (): void => {
+        this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+        reject(new Error(`no ${what}: the hub sent nothing for ${STALL_MS} ms`));
+      };
+      const moved = (): void => {
+        clearTimeout(timer);
+        timer = setTimeout(stalled, STALL_MS);
+      };
       const done = (): void => {
         clearTimeout(timer);
         resolve();
       };
-      this.#waiters.push(onText ? { when, resolve: done, onText } : { when, resolve: done });
+      const waiter: Waiter = onText ? { when, resolve: done, moved, onText } : { when, resolve: done, moved };
+      this.#waiters.push(waiter);
+      moved();
     });
   }
 
   #wake(text?: string): void {
     for (const waiter of [...this.#waiters]) {
+      if (text !== undefined) waiter.moved();
       if (text !== undefined) waiter.onText?.(text);
       if (!waiter.when()) continue;
       this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
@@ -188,6 +206,7 @@ class FuzzSocket {
 /** How one phase went. */
 interface PhaseReport {
   findings: Finding[];
+  progress: Progress;
   connections: number;
   closes: Map<string, number>;
   runs: Map<string, number>;
@@ -231,16 +250,26 @@ describe(`fuzzing the agent endpoint with ${FRAME_COUNT.toLocaleString("en")} fr
   const check = async (frame: number, findings: Finding[]): Promise<void> => {
     const n = ++marker;
     try {
-      const { value } = await control.call("evaluate", { target: targets.foreign, expression: `window.secret + ${n}`, timeoutMs: 10_000 });
+      const { value } = await control.call("evaluate", {
+        target: targets.foreign,
+        expression: `window.secret + ${n}`,
+        timeoutMs: CONTROL_BUDGET_MS,
+      });
       if (value !== `fuzzother-only${n}`) findings.push({ frame, what: `the control call answered ${JSON.stringify(value)}` });
     } catch (error) {
       findings.push({ frame, what: `the control call failed: ${(error as Error).message}` });
     }
   };
 
-  async function runPhase(registered: boolean): Promise<PhaseReport> {
+  /** Runs one phase; fails when it stops moving (STALL_MS without a frame sent), never on its total time. */
+  function runPhase(registered: boolean): Promise<PhaseReport> {
+    const progress = new Progress("frames");
+    return unlessStalled(fuzzPhase(registered, progress), { progress, stallMs: 2 * STALL_MS });
+  }
+
+  async function fuzzPhase(registered: boolean, progress: Progress): Promise<PhaseReport> {
     const findings: Finding[] = [];
-    const report: PhaseReport = { findings, connections: 0, closes: new Map(), runs: new Map() };
+    const report: PhaseReport = { findings, progress, connections: 0, closes: new Map(), runs: new Map() };
     const generator = new AgentFrameGenerator(SEED + (registered ? 1 : 0), targets);
     const url = `${hub.url}/agent${registered ? `?token=${AGENT_KEY}` : ""}`;
     const runs: Promise<void>[] = [];
@@ -253,6 +282,7 @@ describe(`fuzzing the agent endpoint with ${FRAME_COUNT.toLocaleString("en")} fr
         if (frame.mayClose && !generator.rng.chance(CLOSING_FRAME_RATE)) continue;
         await socket.send(frame);
         sent++;
+        progress.step();
         if (sent % CONTROL_EVERY_FRAMES === 0) await check(sent, findings);
         if (registered && sent % AGENT_RUN_EVERY_FRAMES === 0) runs.push(agentRun(report));
       }
@@ -293,7 +323,7 @@ describe(`fuzzing the agent endpoint with ${FRAME_COUNT.toLocaleString("en")} fr
   }
 
   const describeReport = (report: PhaseReport): string =>
-    `${report.connections} connections, closes ${JSON.stringify(Object.fromEntries(report.closes))}, agent.run ${JSON.stringify(Object.fromEntries(report.runs))}; findings: ${JSON.stringify(report.findings.slice(0, 10))}`;
+    `${report.progress.pace()}, ${report.connections} connections, closes ${JSON.stringify(Object.fromEntries(report.closes))}, agent.run ${JSON.stringify(Object.fromEntries(report.runs))}; findings: ${JSON.stringify(report.findings.slice(0, 10))}`;
 
   it("unregistered sockets: every request answered once, none reaches another client, closed only 1009 past 64 KiB or 1008 for a refused register", async () => {
     const report = await runPhase(false);

@@ -180,7 +180,6 @@ describe("/cdp: Puppeteer and Playwright connect to the hub, scoped to their cli
         ["Target.exposeDevToolsProtocol", { targetId }],
         ["Target.sendMessageToTarget", { targetId, message: "{}" }],
         ["Target.attachToBrowserTarget", {}],
-        ["Target.createBrowserContext", {}],
         ["Target.disposeBrowserContext", { browserContextId: "any" }],
         ["Target.openDevTools", { targetId }],
         ["Target.setRemoteLocations", { locations: [] }],

@@ -5,6 +5,7 @@ import { FrameGenerator } from "../support/fuzz-frames.js";
 import { loadMethodSpecs, type FuzzFrame } from "../support/fuzz-rules.js";
 import { AnswerLedger, describeCrashes, summarize, type Finding, type Response } from "../support/fuzz-ledger.js";
 import type { TestRpcClient } from "../support/rpc-client.js";
+import { LONG_TEST_TIMEOUT_MS, Progress, unlessStalled } from "../support/progress.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connect, startTestHub } from "../support/test-hub.js";
 
@@ -15,14 +16,15 @@ const WINDOW = 192;
 // Calls on the fuzzer's tab queue up in one renderer: a limited number at a time keep their small budgets meaningful.
 const TAB_WINDOW = 24;
 const MAX_OPENED_TABS = 8;
-// Past this the run stops sending and reports how far it got, rather than running into mocha's timeout. The
-// document's heavier methods (state.import loads a page per origin, pdf prints, routes intercept a tab's requests)
-// made 100,000 frames take about 2.5 to 3.5 minutes on this machine.
-const SEND_BUDGET_MS = 240_000;
 const CONTROL_EVERY_FRAMES = 400;
-const STALL_MS = 20_000;
-const DRAIN_MS = 15_000;
-const CONTROL_DEADLINE_MS = 10_000;
+// The run fails when nothing moves for this long, never on its total time (about 3 minutes on a good day, twice
+// that on a slow one): every call it sends has a budget of DEFAULT_TIMEOUT_MS (5 s), so only a hub that stopped
+// answering goes this long without an answer.
+const STALL_MS = 30_000;
+// The control client's calls: a budget far above their usual answer (under 100 ms, a few seconds on a slow day).
+const CONTROL_BUDGET_MS = 15_000;
+// Past the budget and its grace, a control call the hub never answered is reported rather than awaited.
+const CONTROL_DEADLINE_MS = CONTROL_BUDGET_MS + 5_000;
 const SEND_HIGH_WATER_BYTES = 1024 * 1024;
 const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024;
 const CONTROL_TOKEN = "control-token-for-fuzz";
@@ -59,7 +61,7 @@ class ControlClient {
     try {
       const call = evaluate<{ value?: unknown }>(this.client, this.target, {
         expression: `window.__fuzzMarker + ":" + (${a} * 7)`,
-        timeoutMs: CONTROL_DEADLINE_MS,
+        timeoutMs: CONTROL_BUDGET_MS,
       });
       const { value } = await Promise.race([call, late]);
       if (value !== `${this.#marker}:${a * 7}`) findings.push({ kind: "control", frame: n, answer: JSON.stringify(value) });
@@ -122,7 +124,7 @@ function rawCall(ws: WebSocket, request: { id: string; method: string; params: o
 }
 
 describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed and random frames (docs/protocol.md sections 4 and 9)`, function () {
-  this.timeout(330_000);
+  this.timeout(LONG_TEST_TIMEOUT_MS);
   let hub: Hub;
   let control: ControlClient;
   let fuzz: WebSocket;
@@ -183,49 +185,47 @@ describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed
       ledger.interrupt();
     });
     const categories = new Map<string, number>();
-    const started = performance.now();
-    let sent = 0;
-    while (sent < FRAME_COUNT && closed === null) {
-      const frame = generator.next();
-      const category = frame.category.split("/")[0] ?? "";
-      categories.set(category, (categories.get(category) ?? 0) + 1);
-      if (performance.now() - started > SEND_BUDGET_MS) {
-        ledger.findings.push({
-          kind: "slow",
-          frame: frame.index,
-          answer: `only ${sent} frames within ${SEND_BUDGET_MS} ms; the run stopped there`,
-        });
-        break;
+    const progress = new Progress("frames");
+    let stopped = false;
+    const sendAll = async (): Promise<void> => {
+      while (progress.done < FRAME_COUNT && closed === null && !stopped) {
+        const frame = generator.next();
+        const category = frame.category.split("/")[0] ?? "";
+        categories.set(category, (categories.get(category) ?? 0) + 1);
+        // A wedged tab answers everything with TIMEOUT after its budget: pipelined, those calls no longer hold the run up.
+        const tabWindow = ledger.wedged ? WINDOW : TAB_WINDOW;
+        const mustWait = (): boolean =>
+          ledger.outstanding >= WINDOW || (frame.touchesTab && ledger.tabOutstanding >= tabWindow) || ledger.owesAnyOf(frame);
+        while (mustWait() && closed === null) {
+          const stalled = await ledger.nextAnswer(STALL_MS).then(
+            () => false,
+            () => true,
+          );
+          if (stalled)
+            ledger.findings.push({
+              kind: "stalled",
+              frame: frame.index,
+              answer: `${ledger.outstanding} answers owed, none for ${STALL_MS} ms`,
+            });
+          if (stalled) break;
+        }
+        ledger.expect(frame);
+        await sendFrame(fuzz, frame);
+        progress.step();
+        if (progress.done % CONTROL_EVERY_FRAMES === 0) {
+          await control.check(progress.done, ledger.findings);
+          if (await keepOwnTab(side, targets)) ownReplaced++;
+        }
       }
-      // A wedged tab answers everything with TIMEOUT after its budget: pipelined, those calls no longer hold the run up.
-      const tabWindow = ledger.wedged ? WINDOW : TAB_WINDOW;
-      const mustWait = (): boolean =>
-        ledger.outstanding >= WINDOW || (frame.touchesTab && ledger.tabOutstanding >= tabWindow) || ledger.owesAnyOf(frame);
-      while (mustWait() && closed === null) {
-        const stalled = await ledger.nextAnswer(STALL_MS).then(
-          () => false,
-          () => true,
-        );
-        if (stalled)
-          ledger.findings.push({
-            kind: "stalled",
-            frame: frame.index,
-            answer: `${ledger.outstanding} answers owed, none for ${STALL_MS} ms`,
-          });
-        if (stalled) break;
-      }
-      ledger.expect(frame);
-      await sendFrame(fuzz, frame);
-      sent++;
-      if (sent % CONTROL_EVERY_FRAMES === 0) {
-        await control.check(sent, ledger.findings);
-        if (await keepOwnTab(side, targets)) ownReplaced++;
-      }
-    }
+    };
+    // Sending, the control checks and replacing the fuzzer's tab: each step is bounded by an answer, which a hub that
+    // stopped answering never gives.
+    await unlessStalled(sendAll(), { progress, stallMs: 2 * STALL_MS, onStall: () => void (stopped = true) });
+    const sent = progress.done;
     ownTarget = targets.own;
-    const sentMs = performance.now() - started;
-    if (closed === null) await ledger.drain(DRAIN_MS);
-    const totalS = (performance.now() - started) / 1000;
+    const sentPace = progress.pace();
+    if (closed === null) await ledger.drain(STALL_MS);
+    const totalS = progress.elapsedMs / 1000;
     if (crashes.length > 0) ledger.findings.push({ kind: "crash", answer: describeCrashes(crashes) });
     const outcomes = [...ledger.outcomes.entries()]
       .sort((a, b) => b[1] - a[1])
@@ -233,7 +233,7 @@ describe(`fuzzing /rpc with ${FRAME_COUNT.toLocaleString("en")} seeded malformed
       .join(", ");
     console.log(
       [
-        `  fuzz seed ${SEED} (FUZZ_SEED): ${sent} frames sent in ${(sentMs / 1000).toFixed(1)} s, all answers in ${totalS.toFixed(1)} s (${Math.round(sent / totalS)} frames/s)`,
+        `  fuzz seed ${SEED} (FUZZ_SEED): ${sentPace} sent, all answers in ${totalS.toFixed(1)} s (${Math.round(sent / totalS)} frames/s)`,
         `  frames by category: ${[...categories.entries()].map(([name, n]) => `${name} ${n}`).join(", ")}`,
         `  answer frames: ${ledger.frames.objects} objects (${ledger.frames.expectedObjects} owed), ${ledger.frames.arrays} arrays (${ledger.frames.expectedArrays} owed), ${ledger.frames.notifications} notifications`,
         `  responses: ${outcomes}`,

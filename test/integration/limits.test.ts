@@ -2,6 +2,7 @@ import { expect } from "chai";
 import WebSocket from "ws";
 import type { Hub } from "../../src/hub.js";
 import { startChildHub, type ChildHub } from "../support/child-hub.js";
+import { EVENT_BUDGET_MS } from "../support/budgets.js";
 import { collect } from "../support/collect.js";
 import { eventually } from "../support/eventually.js";
 import { startFixtureServer } from "../support/fixture-server.js";
@@ -48,8 +49,15 @@ function closeCode(ws: WebSocket, timeoutMs = 10_000): Promise<number> {
 }
 
 /** A bare agent socket on /agent that has registered (and said ready), for frames TestAgent cannot send. */
-async function rawAgent(baseUrl: string, clientId: string, options: WebSocket.ClientOptions = {}): Promise<WebSocket> {
-  const ws = new WebSocket(`${baseUrl}/agent`, options);
+async function rawAgent(
+  baseUrl: string,
+  clientId: string,
+  options: WebSocket.ClientOptions & { onPing?: () => void } = {},
+): Promise<WebSocket> {
+  const { onPing, ...wsOptions } = options;
+  const ws = new WebSocket(`${baseUrl}/agent`, wsOptions);
+  // Counted from the start: a heartbeat's ping can come in the same packet as the upgrade's answer.
+  if (onPing) ws.on("ping", onPing);
   const welcome = nextFrame(ws);
   await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
   expect(await welcome).to.have.property("type", "welcome");
@@ -151,16 +159,16 @@ describe("limits: MAX_PAYLOAD, MAX_BATCH, MAX_INFLIGHT and the heartbeat (real h
     }
   });
 
+  // Within two intervals as the hub counts them: one beat pings, the next one drops the peer that did not answer. A
+  // peer dropped later would have seen a second ping; the wall clock would add a slow machine's lag.
   it("an /rpc peer that never answers pings (autoPong: false) is dropped within two heartbeat intervals", async () => {
     const ws = new WebSocket(`${hub.url}/rpc`, { autoPong: false });
     // Counted from the start: a heartbeat's ping can come in the same packet as the upgrade's answer, read before "open" is handled.
     let pings = 0;
     ws.on("ping", () => pings++);
     await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
-    const opened = Date.now();
-    await closeCode(ws, 5_000);
-    expect(pings).to.be.at.least(1);
-    expect(Date.now() - opened).to.be.below(2 * HEARTBEAT_MS + 250);
+    await closeCode(ws, 20_000);
+    expect(pings, "pings before the hub dropped the peer").to.equal(1);
   });
 
   it("an agent that never answers pings is dropped within two heartbeat intervals, and its clients see it leave", async () => {
@@ -168,13 +176,14 @@ describe("limits: MAX_PAYLOAD, MAX_BATCH, MAX_INFLIGHT and the heartbeat (real h
     await watcher.call("events.subscribe", { topics: ["agents"] });
     const gone = collect<{ target: string }>(watcher, "agent.disconnected", {
       done: (all) => all.some((a) => a.target === "mute:t1"),
-      timeoutMs: 5_000,
+      timeoutMs: 20_000,
     });
-    const agent = await rawAgent(hub.url, "mute:t1", { autoPong: false });
-    const registered = Date.now();
+    let pings = 0;
+    const agent = await rawAgent(hub.url, "mute:t1", { autoPong: false, onPing: () => pings++ });
     await gone;
-    expect(Date.now() - registered).to.be.below(2 * HEARTBEAT_MS + 250);
     expect(agent.readyState).to.be.oneOf([WebSocket.CLOSING, WebSocket.CLOSED]);
+    if (agent.readyState !== WebSocket.CLOSED) await new Promise((resolve) => agent.once("close", resolve));
+    expect(pings, "pings before the hub dropped the agent").to.equal(1);
     await watcher.close();
   });
 });
@@ -255,7 +264,7 @@ describe("a client that stops reading (hub in a child process)", function () {
     const code = await closed;
     const growth = peak - rssBefore;
     // Every request the hub reads is counted in /metrics once it is answered or cancelled; the drop cancels the rest.
-    await eventually(async () => (await inflightCalls()) === 0, 5_000, "the dropped connection's calls to end");
+    await eventually(async () => (await inflightCalls()) === 0, 15_000, "the dropped connection's calls to end");
     const read = (await consoleListsRead()) - readBefore;
     process.stdout.write(
       `      (asked for ${(attempted / MiB).toFixed(0)} MiB without reading; the hub read ${read} of ${(attempted / answerBytes).toFixed(0)} requests; ` +
@@ -293,17 +302,16 @@ describe("a client that stops reading (hub in a child process)", function () {
     try {
       await evaluate(observer, logTab.target, { expression: LOG_PAGE, captureConsole: false });
       const expression = `fetch("${fixtures.origin}/mark?name=stalled-spin", { mode: "no-cors", keepalive: true }); while (true) {}`;
-      void stalled.call("evaluate", { target: spinTab.target, expression, timeoutMs: 60_000 }).catch(() => undefined);
+      void stalled.call("evaluate", { target: spinTab.target, expression, timeoutMs: EVENT_BUDGET_MS }).catch(() => undefined);
       await fixtures.waitForMark("stalled-spin");
       tcpOf(stalled).pause();
-      const stalledAt = Date.now();
       sending = flood(stalled, logTab.target);
+      // Answered only once the hub dropped the stalled reader and stopped its script: the spin would otherwise run to
+      // the end of its budget, far past this call's.
       const answer = await observer
-        .call("evaluate", { target: spinTab.target, expression: "1 + 1", timeoutMs: 8_000 })
+        .call("evaluate", { target: spinTab.target, expression: "1 + 1", timeoutMs: EVENT_BUDGET_MS / 3 })
         .catch((e: Error) => e);
-      const elapsed = Date.now() - stalledAt;
       expect(answer, "the tab stayed wedged by the dropped connection's evaluation").to.deep.equal({ type: "number", value: 2 });
-      expect(elapsed).to.be.below(SLOW_READER_TIMEOUT_MS + 5_000);
     } finally {
       sending?.stop();
       stalled.ws.terminate();

@@ -10,6 +10,7 @@ import type { Hub } from "../../src/hub.js";
 import { InflightTable } from "../../src/rpc/inflight.js";
 import { RpcPeer } from "../../src/transport/rpc-peer.js";
 import { RpcError, type TestRpcClient } from "../support/rpc-client.js";
+import { LONG_TEST_TIMEOUT_MS, Progress, unlessStalled } from "../support/progress.js";
 import { connect, startTestHub } from "../support/test-hub.js";
 
 const CONNECTION_CYCLES = 10_000;
@@ -38,6 +39,9 @@ const SUBSCRIBE_HEAP_MARGIN_BYTES = 256 * 1024;
 // CDP command sent to a tab that closed meanwhile waits out CDP_COMMAND_TIMEOUT_MS (10 s).
 const SETTLE_DEADLINE_MS = 15_000;
 const SETTLE_POLL_MS = 20;
+// A run fails when no cycle ends for this long: every call in a cycle has a budget of at most 30 s (tabs.open's
+// default), so only a hub that stopped answering gets there, however slow the machine.
+const STALL_MS = 90_000;
 
 v8.setFlagsFromString("--expose-gc");
 const collectGarbage = vm.runInNewContext("gc") as () => void;
@@ -117,18 +121,61 @@ async function settledFootprint(hub: Hub, baseline: Footprint): Promise<Footprin
   }
 }
 
-/** Runs `cycle` `count` times over `workers` parallel loops; resolves with how many ran. */
-async function inParallel(count: number, workers: number, cycle: (index: number) => Promise<void>): Promise<number> {
+/**
+ * What a long test started and must end even when it fails or runs into mocha's timeout (which does not stop its
+ * loops): `afterEach` stops the loops, closes the connections and tabs, and waits for the hub to settle, so that one
+ * failure never shows up in the next test's baseline.
+ */
+class Started {
+  stopped = false;
+  readonly runs: Promise<unknown>[] = [];
+  readonly clients = new Set<TestRpcClient>();
+  /** Tabs opened and not yet closed, by target. */
+  readonly tabs = new Set<string>();
+
+  /** Remembers a client, to close it at the end if the test did not. */
+  client(client: TestRpcClient): TestRpcClient {
+    this.clients.add(client);
+    client.ws.once("close", () => this.clients.delete(client));
+    return client;
+  }
+
+  /** Stops the loops, closes what is still open (which fails the calls still waiting), and waits for the loops. */
+  async cleanup(hub: Hub): Promise<void> {
+    this.stopped = true;
+    if (this.tabs.size > 0) {
+      const closer = await connect(hub);
+      for (const target of this.tabs) await closer.call("tabs.close", { target }).catch(() => undefined);
+      await closer.close();
+    }
+    await Promise.all([...this.clients].map((client) => client.close()));
+    await Promise.allSettled(this.runs);
+  }
+}
+
+/**
+ * Runs `cycle` `count` times over `workers` parallel loops and resolves with how many ran; fails when no cycle
+ * ended for STALL_MS (a stall), never on the total time. Each cycle counts on `progress`.
+ */
+function inParallel(
+  count: number,
+  workers: number,
+  run: { cycle: (index: number) => Promise<void>; progress: Progress; started: Started },
+): Promise<number> {
+  const { cycle, progress, started } = run;
   let next = 0;
-  let done = 0;
   const worker = async (): Promise<void> => {
-    while (next < count) {
+    while (next < count && !started.stopped) {
       await cycle(next++);
-      done++;
+      progress.step();
     }
   };
-  await Promise.all(Array.from({ length: workers }, worker));
-  return done;
+  const all = Promise.all(Array.from({ length: workers }, worker));
+  started.runs.push(all);
+  return unlessStalled(
+    all.then(() => progress.done),
+    { progress, stallMs: STALL_MS, onStall: () => void (started.stopped = true) },
+  );
 }
 
 /** Counts failed calls by error instead of throwing, so that one run shows every failure and what it left behind. */
@@ -142,16 +189,16 @@ class Failures {
 }
 
 // Prints what a run did to the hub's footprint, and the calls that failed.
-function report(what: string, footprints: { before: Footprint; after: Footprint }, run: { elapsedMs: number; failures?: Failures }): void {
+function report(what: string, footprints: { before: Footprint; after: Footprint }, run: { progress: Progress; failures?: Failures }): void {
   const { before, after } = footprints;
-  const { elapsedMs, failures } = run;
+  const { progress, failures } = run;
   const mb = (bytes: number): string => (bytes / 2 ** 20).toFixed(2);
   const change = (a: Record<string, number>, b: Record<string, number>): string =>
     Object.keys({ ...a, ...b })
       .map((key) => `${key} ${a[key] ?? 0}${a[key] === b[key] ? "" : ` -> ${b[key] ?? 0}`}`)
       .join(", ");
   const lines = [
-    `${what}: ${(elapsedMs / 1000).toFixed(1)} s`,
+    `${what}: ${progress.pace()}`,
     `  heap after GC: ${mb(before.heapBytes)} -> ${mb(after.heapBytes)} MB (${mb(after.heapBytes - before.heapBytes)} MB)`,
     `  handles: ${change(before.handles, after.handles)}`,
     `  live objects: ${change(before.objects, after.objects)}`,
@@ -169,27 +216,38 @@ function expectBackToBaseline(before: Footprint, after: Footprint, heapMarginByt
 }
 
 describe("long runs: connections, tabs and subscriptions leave nothing behind (real hub, real Chromium)", function () {
-  this.timeout(120_000);
+  this.timeout(LONG_TEST_TIMEOUT_MS);
   let hub: Hub;
+  let started = new Started();
+  let reference: Footprint | undefined;
 
   before(async () => {
     hub = await startTestHub();
   });
+  beforeEach(async () => {
+    started = new Started();
+    reference = await footprint(hub);
+  });
+  afterEach(async () => {
+    await started.cleanup(hub);
+    // Whatever the test left running winds down before the next one takes its baseline.
+    if (reference) await settledFootprint(hub, reference);
+  });
   after(async () => {
-    await hub.stop();
+    await hub?.stop();
   });
 
   /** Warms up, then waits for the handles the warm-up used to go (a baseline that does not count them). */
   const baseline = async (warmup: () => Promise<unknown>): Promise<Footprint> => {
-    const reference = await footprint(hub);
+    const before = await footprint(hub);
     await warmup();
-    return settledFootprint(hub, reference);
+    return settledFootprint(hub, before);
   };
 
   it(`${CONNECTION_CYCLES} connect/call/disconnect cycles: every call answered, and the hub back where it started`, async () => {
     const failures = new Failures();
     const cycle = async (index: number): Promise<void> => {
-      const client = await connect(hub);
+      const client = started.client(await connect(hub));
       try {
         const answer = await client.call(index % 2 === 0 ? "ping" : "tabs.list").catch((error: unknown) => failures.add("call", error));
         if (answer !== undefined) expect(answer).to.have.any.keys("pong", "tabs");
@@ -197,58 +255,57 @@ describe("long runs: connections, tabs and subscriptions leave nothing behind (r
         await client.close();
       }
     };
-    const before = await baseline(() => inParallel(CONNECTION_WARMUP, CONNECTION_WORKERS, cycle));
+    const before = await baseline(() =>
+      inParallel(CONNECTION_WARMUP, CONNECTION_WORKERS, { cycle, progress: new Progress("cycles"), started }),
+    );
     failures.byError.clear();
-    const started = Date.now();
-    const cycles = await inParallel(CONNECTION_CYCLES, CONNECTION_WORKERS, cycle);
-    const elapsedMs = Date.now() - started;
+    const progress = new Progress("cycles");
+    const cycles = await inParallel(CONNECTION_CYCLES, CONNECTION_WORKERS, { cycle, progress, started });
     const after = await settledFootprint(hub, before);
-    report(`${CONNECTION_CYCLES} connection cycles, ${CONNECTION_WORKERS} in parallel`, { before, after }, { elapsedMs, failures });
+    report(`${CONNECTION_CYCLES} connection cycles, ${CONNECTION_WORKERS} in parallel`, { before, after }, { progress, failures });
     expect(cycles).to.equal(CONNECTION_CYCLES);
     expect(Object.fromEntries(failures.byError), "failed calls").to.deep.equal({});
     expectBackToBaseline(before, after, CONNECTION_HEAP_MARGIN_BYTES);
   });
 
   it(`${TAB_CYCLES} tab open/close cycles: every tab closed, and the hub and Chrome back where they started`, async () => {
-    const clients: TestRpcClient[] = await Promise.all(Array.from({ length: TAB_WORKERS }, () => connect(hub)));
+    const clients = (await Promise.all(Array.from({ length: TAB_WORKERS }, () => connect(hub)))).map((client) => started.client(client));
     const failures = new Failures();
-    try {
-      const cycle = async (index: number): Promise<void> => {
-        const client = clients[index % TAB_WORKERS] as TestRpcClient;
-        // Half in the background, which Chrome opens and closes about twice as fast here.
-        const opened = await client.call<{ target: string }>("tabs.open", {
-          url: "about:blank",
-          background: index % 2 === 0,
-          clientId: "long-run",
-        });
-        // Every tenth tab also gets a console subscription, which must end with the tab.
-        if (index % 10 === 0)
-          await client
-            .call("console.subscribe", { target: opened.target })
-            .catch((error: unknown) => failures.add("console.subscribe", error));
-        const closed = await client
-          .call("tabs.close", { target: opened.target })
-          .catch((error: unknown) => failures.add("tabs.close", error));
-        if (closed !== undefined) expect(closed).to.deep.equal({ closed: true });
-      };
-      const before = await baseline(() => inParallel(TAB_WARMUP, TAB_WORKERS, cycle));
-      failures.byError.clear();
-      const started = Date.now();
-      const cycles = await inParallel(TAB_CYCLES, TAB_WORKERS, cycle);
-      const elapsedMs = Date.now() - started;
-      const after = await settledFootprint(hub, before);
-      report(`${TAB_CYCLES} tab cycles, ${TAB_WORKERS} in parallel`, { before, after }, { elapsedMs, failures });
-      expect(cycles).to.equal(TAB_CYCLES);
-      expect(Object.fromEntries(failures.byError), "failed calls").to.deep.equal({});
-      expectBackToBaseline(before, after, TAB_HEAP_MARGIN_BYTES);
-    } finally {
-      await Promise.all(clients.map((client) => client.close()));
-    }
+    const cycle = async (index: number): Promise<void> => {
+      const client = clients[index % TAB_WORKERS] as TestRpcClient;
+      // Half in the background, which Chrome opens and closes about twice as fast here.
+      const opened = await client.call<{ target: string }>("tabs.open", {
+        url: "about:blank",
+        background: index % 2 === 0,
+        clientId: "long-run",
+      });
+      started.tabs.add(opened.target);
+      // Every tenth tab also gets a console subscription, which must end with the tab.
+      if (index % 10 === 0)
+        await client
+          .call("console.subscribe", { target: opened.target })
+          .catch((error: unknown) => failures.add("console.subscribe", error));
+      const closed = await client
+        .call("tabs.close", { target: opened.target })
+        .catch((error: unknown) => failures.add("tabs.close", error));
+      if (closed !== undefined) started.tabs.delete(opened.target);
+      if (closed !== undefined) expect(closed).to.deep.equal({ closed: true });
+    };
+    const before = await baseline(() => inParallel(TAB_WARMUP, TAB_WORKERS, { cycle, progress: new Progress("cycles"), started }));
+    failures.byError.clear();
+    const progress = new Progress("cycles");
+    const cycles = await inParallel(TAB_CYCLES, TAB_WORKERS, { cycle, progress, started });
+    const after = await settledFootprint(hub, before);
+    report(`${TAB_CYCLES} tab cycles, ${TAB_WORKERS} in parallel`, { before, after }, { progress, failures });
+    expect(cycles).to.equal(TAB_CYCLES);
+    expect(Object.fromEntries(failures.byError), "failed calls").to.deep.equal({});
+    expectBackToBaseline(before, after, TAB_HEAP_MARGIN_BYTES);
   });
 
   it(`${SUBSCRIBE_CYCLES} console subscribe/unsubscribe cycles on one long-lived connection: nothing kept per subscription`, async () => {
-    const client = await connect(hub);
+    const client = started.client(await connect(hub));
     const opened = await client.call<{ target: string }>("tabs.open", { url: "about:blank" });
+    started.tabs.add(opened.target);
     const warnings: string[] = [];
     const onWarning = (warning: Error): void => void warnings.push(`${warning.name}: ${warning.message}`);
     process.on("warning", onWarning);
@@ -257,20 +314,16 @@ describe("long runs: connections, tabs and subscriptions leave nothing behind (r
         const { subscriptionId } = await client.call<{ subscriptionId: string }>("console.subscribe", { target: opened.target });
         expect(await client.call("console.unsubscribe", { subscriptionId })).to.deep.equal({ unsubscribed: true });
       };
-      await inParallel(SUBSCRIBE_WARMUP, 1, cycle);
-      const before = await footprint(hub);
-      const started = Date.now();
-      await inParallel(SUBSCRIBE_CYCLES, 1, cycle);
-      const elapsedMs = Date.now() - started;
+      const before = await baseline(() => inParallel(SUBSCRIBE_WARMUP, 1, { cycle, progress: new Progress("cycles"), started }));
+      const progress = new Progress("cycles");
+      await inParallel(SUBSCRIBE_CYCLES, 1, { cycle, progress, started });
       const after = await settledFootprint(hub, before);
-      report(`${SUBSCRIBE_CYCLES} subscribe/unsubscribe cycles on one connection`, { before, after }, { elapsedMs });
+      report(`${SUBSCRIBE_CYCLES} subscribe/unsubscribe cycles on one connection`, { before, after }, { progress });
       const listenerWarnings = warnings.filter((warning) => warning.startsWith("MaxListenersExceededWarning"));
       expect(listenerWarnings.length, `listener warnings: ${listenerWarnings.join("; ")}`).to.equal(0);
       expectBackToBaseline(before, after, SUBSCRIBE_HEAP_MARGIN_BYTES);
     } finally {
       process.off("warning", onWarning);
-      await client.call("tabs.close", { target: opened.target }).catch(() => undefined);
-      await client.close();
     }
   });
 });

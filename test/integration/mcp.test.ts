@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -232,12 +233,17 @@ describe("tabwire mcp: MCP over stdio for clients that launch a command (real hu
   after(async () => site?.close());
 
   /** The official SDK client launching `tabwire mcp` with `args`, its stderr kept. */
-  async function launched(args: string[], env: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string }> {
+  async function launched(
+    args: string[],
+    env: Record<string, string> = {},
+    cwd?: string,
+  ): Promise<{ client: Client; stderr: () => string }> {
     const transport = new StdioClientTransport({
       command: process.execPath,
       args: [CLI, "mcp", ...args],
       env: { ...cleanEnv(), ...env },
       stderr: "pipe",
+      ...(cwd === undefined ? {} : { cwd }),
     });
     let stderr = "";
     transport.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
@@ -254,6 +260,39 @@ describe("tabwire mcp: MCP over stdio for clients that launch a command (real hu
       await driveFormPage(client, site);
     } finally {
       await client.close();
+      await hub.stop();
+    }
+  });
+
+  it("with no hub named, relays to the hub at PORT of the .env in its folder instead of starting a second one", async () => {
+    const hub = await startTestHub({ HUB_TOKEN: FULL_TOKEN, AUTH_KEY: "mcp-agent-key" });
+    const folder = await mkdtemp(path.join(os.tmpdir(), "tabwire-mcp-env-"));
+    await writeFile(path.join(folder, ".env"), `PORT=${new URL(hub.url).port}\nHUB_TOKEN=${FULL_TOKEN}\nLOG_LEVEL=info\n`);
+    const { client, stderr } = await launched([], {}, folder);
+    const orchestrator = await connect(hub, { token: FULL_TOKEN });
+    try {
+      const { target } = await result<{ target: string }>(client, "tabs_open", { url: site.url("form.html") });
+      const { tabs } = await orchestrator.call<{ tabs: { target: string }[] }>("tabs.list", {});
+      expect(tabs.map((tab) => tab.target)).to.include(target);
+      expect(stderr()).to.not.match(/tabwire is listening/);
+    } finally {
+      await client.close();
+      await orchestrator.close();
+      await hub.stop();
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it("a hub that refuses the bridge's token answers with the refusal and what to pass, not 'could not be reached'", async () => {
+    const hub = await startTestHub({ HUB_TOKEN: FULL_TOKEN, AUTH_KEY: "mcp-agent-key" });
+    try {
+      const refused = await launched(["--hub", hub.url, "--token", "not-the-hub-token"]).then(
+        () => new Error("the MCP client connected with a wrong token"),
+        (error: unknown) => error as Error,
+      );
+      expect(refused.message).to.match(/refused the token \(HTTP 401\).*--token T or TABWIRE_TOKEN/);
+      expect(refused.message).to.not.match(/could not be reached/);
+    } finally {
       await hub.stop();
     }
   });

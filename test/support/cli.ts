@@ -23,6 +23,17 @@ export function tabwire(args: string[], hubUrl: string, stdin?: string): Promise
 }
 
 /**
+ * Runs `tabwire <args>` as a user would in folder `cwd`, finding the hub as it finds it there (`.env`, `env`): no
+ * TABWIRE_URL, HOST, PORT or token from the test's own environment.
+ */
+export function tabwireIn(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<Run> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter(([name]) => !/^(TABWIRE_URL|TABWIRE_TOKEN|HUB_TOKEN|HUB_TOKENS|HOST|PORT)$/.test(name)),
+  ) as Record<string, string>;
+  return runCli(args, { cwd: options.cwd, baseEnv: { ...env, ...options.env } });
+}
+
+/**
  * Runs `tabwire <args>` against `hubUrl` and lists what the process loaded: the project's files as paths from the
  * root (`dist/src/cli.js`), the packages by name (`ws`), and Node's own modules (`node:fs`).
  */
@@ -47,14 +58,22 @@ function nameOf(url: string): string {
   return inPackage?.[1] ?? file;
 }
 
-function runCli(
-  args: string[],
-  options: { hubUrl: string; stdin?: string; nodeArgs?: string[]; env?: Record<string, string> },
-): Promise<Run> {
+interface CliRun {
+  hubUrl?: string;
+  stdin?: string;
+  nodeArgs?: string[];
+  env?: Record<string, string>;
+  /** The folder it runs in (default the project's root) and, with it, the whole environment it gets. */
+  cwd?: string;
+  baseEnv?: Record<string, string>;
+}
+
+function runCli(args: string[], options: CliRun): Promise<Run> {
   const started = Date.now();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), "dist/src/cli.js", ...args], {
-    cwd: ROOT,
-    env: { ...process.env, TABWIRE_URL: options.hubUrl, TABWIRE_TOKEN: "", HUB_TOKEN: "", ...options.env },
+  const env = options.baseEnv ?? { ...process.env, TABWIRE_URL: options.hubUrl, TABWIRE_TOKEN: "", HUB_TOKEN: "", ...options.env };
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), path.join(ROOT, "dist/src/cli.js"), ...args], {
+    cwd: options.cwd ?? ROOT,
+    env,
     stdio: ["pipe", "pipe", "pipe"],
   });
   let stdout = "";

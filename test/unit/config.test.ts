@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { parseConfig, RESULT_BYTES_HARD_CAP } from "../../src/config.js";
+import { parseCliSettings, parseConfig, RESULT_BYTES_HARD_CAP } from "../../src/config.js";
 
 describe("config", () => {
   it("has the documented defaults", () => {
@@ -92,5 +92,23 @@ describe("config", () => {
       .to.throw()
       .with.property("message")
       .that.does.not.include("secret-value");
+  });
+
+  it("the command line dials TABWIRE_URL, else the hub's own HOST and PORT (a wildcard HOST on loopback)", () => {
+    expect(parseCliSettings({})).to.deep.equal({ hubUrl: "ws://127.0.0.1:8080", isHubNamed: false, token: undefined });
+    expect(parseCliSettings({ PORT: "9123", HUB_TOKEN: "hub-token-1" })).to.deep.equal({
+      hubUrl: "ws://127.0.0.1:9123",
+      isHubNamed: false,
+      token: "hub-token-1",
+    });
+    expect(parseCliSettings({ HOST: "0.0.0.0", PORT: "9123" }).hubUrl).to.equal("ws://127.0.0.1:9123");
+    expect(parseCliSettings({ HOST: "::", PORT: "9123" }).hubUrl).to.equal("ws://[::1]:9123");
+    expect(parseCliSettings({ HOST: "fd00::5", PORT: "9123" }).hubUrl).to.equal("ws://[fd00::5]:9123");
+    expect(parseCliSettings({ TABWIRE_URL: "ws://hub.example:1", PORT: "9123", TABWIRE_TOKEN: "t", HUB_TOKEN: "h" })).to.deep.equal({
+      hubUrl: "ws://hub.example:1",
+      isHubNamed: true,
+      token: "t",
+    });
+    expect(() => parseCliSettings({ PORT: "eighty" })).to.throw(/PORT/);
   });
 });

@@ -210,7 +210,9 @@ describe("runtime/ax-tree buildAxTree", () => {
     expect(sub.text).to.equal(`- button "Inner" [ref=${refOf("Inner")}]`);
   });
 
-  it("builds 30,000 nodes in one pass, in well under a second (quadratic work would take minutes)", () => {
+  it("builds 30,000 nodes in one pass, in seconds at most (quadratic work would take minutes)", function () {
+    // About 0.1 s on a quiet machine, 0.4 s on a busy one: the bounds leave room for a machine three times slower.
+    this.timeout(20_000);
     const rows: Spec[] = [];
     for (let i = 0; i < 10_000; i++)
       rows.push({
@@ -222,7 +224,7 @@ describe("runtime/ax-tree buildAxTree", () => {
     const tree = buildAxTree(nodes, { interestingOnly: true, refs: new RefRegistry() });
     const elapsedMs = performance.now() - started;
     expect(tree.refs.size).to.equal(20_002);
-    expect(elapsedMs).to.be.below(1_000);
+    expect(elapsedMs).to.be.below(5_000);
   });
 
   it("keeps at most maxNodes nodes, the first in document order, and says the tree is truncated", () => {

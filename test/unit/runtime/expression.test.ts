@@ -7,6 +7,7 @@ describe("runtime/expression", () => {
       expression: "{let x = 1; x // done\n}",
       replMode: false,
       columnOffset: 1,
+      isBlock: true,
     });
   });
 
