@@ -136,13 +136,13 @@ describe("actions answer what they changed, under DIALOG_POLICY=manual (real hub
     await site?.close();
   });
 
-  it("a click whose handler opens a dialog a moment later answers at once (the page, held by the dialog, is not waited for), and the dialog is left for dialog.handle", async () => {
+  it("a click whose handler opens a dialog a moment later answers without waiting on it (the dialog holds the page), and leaves it for dialog.handle", async () => {
     const { target } = await openTab(client, site.url("changes.html"));
     try {
-      const answer = await client.call("click", { target, selector: "#confirm-later", timeoutMs: 5_000 });
+      const answer = await client.call("click", { target, selector: "#confirm-later", timeoutMs: 15_000 });
       expect(answer.ok).to.equal(true);
       // The dialog may open before the answer or just after it: dialog.handle answers once it is open.
-      await eventually(async () => (await client.call("dialog.handle", { target, accept: true })).ok, 5_000, "the dialog to open");
+      await eventually(async () => (await client.call("dialog.handle", { target, accept: true })).ok, 15_000, "the dialog to open");
       expect((await evaluate(client, target, "document.getElementById('answered').textContent")).value).to.equal("true");
     } finally {
       await closeTab(client, target);
