@@ -2,6 +2,7 @@ import type { TabSession } from "../cdp/tab-session.js";
 import { HubError } from "../errors.js";
 import type { NodeAddress } from "./ax-tree.js";
 import { KeptSnapshots } from "./kept-snapshots.js";
+import { NodeIndex } from "./node-index.js";
 
 /** A ref and the element it names: by Chrome's backendNodeId, by the id the hub's page script gave it, or both. */
 interface RefRecord {
@@ -46,7 +47,7 @@ export class RefRegistry {
   #navigatedBelow: number;
   #generation = 0;
   #byRef = new Map<string, RefRecord>();
-  #byKey = new Map<string, RefRecord>();
+  #byNode = new NodeIndex<RefRecord>();
   #worldOnly = 0;
   #backendOnly = 0;
 
@@ -79,8 +80,7 @@ export class RefRegistry {
 
   /** The ref that names the node at `address`, handing out a new one when it has none; a node with no DOM node gets a fresh one. */
   refOf(address: NodeAddress | null): string {
-    const key = address && keyOf(address);
-    const known = key === null ? undefined : this.#byKey.get(key);
+    const known = address === null ? undefined : this.#find(address);
     if (known) {
       known.seen = this.#generation;
       return known.ref;
@@ -105,14 +105,14 @@ export class RefRegistry {
   /** Records that the node the page script knows at `world` is the node Chrome knows by `backendNodeId`. */
   link(world: WorldAddress, backendNodeId: number): void {
     const scope = scopeOf(world);
-    const byWorld = this.#byKey.get(worldKey(scope, world));
-    const byBackend = this.#byKey.get(backendKey(scope, backendNodeId));
+    const byWorld = this.#byNode.get(scope, world);
+    const byBackend = this.#byNode.get(scope, { backendNodeId });
     if (byWorld && byBackend) return;
     if (byWorld) this.#attach(byWorld, { backendNodeId });
     else if (byBackend) this.#attach(byBackend, { world: { contextId: world.contextId, pageNode: world.pageNode } });
     else {
       this.refOf(world);
-      const made = this.#byKey.get(worldKey(scope, world));
+      const made = this.#byNode.get(scope, world);
       if (made) this.#attach(made, { backendNodeId });
     }
   }
@@ -144,7 +144,7 @@ export class RefRegistry {
   /** Forgets every ref and snapshot (the tab's main frame navigated: a new document, new elements); numbering goes on. */
   clear(): void {
     this.#byRef.clear();
-    this.#byKey.clear();
+    this.#byNode.clear();
     this.#worldOnly = 0;
     this.#backendOnly = 0;
     this.#navigatedBelow = this.#next;
@@ -165,13 +165,13 @@ export class RefRegistry {
   }
 
   #find(address: NodeAddress): RefRecord | undefined {
-    return this.#byKey.get(keyOf(address));
+    return this.#byNode.get(scopeOf(address), address);
   }
 
   #add(record: RefRecord): void {
     this.#byRef.set(record.ref, record);
-    if (record.backendNodeId !== undefined) this.#byKey.set(backendKey(record.scope, record.backendNodeId), record);
-    if (record.world) this.#byKey.set(worldKey(record.scope, record.world), record);
+    if (record.backendNodeId !== undefined) this.#byNode.set(record.scope, { backendNodeId: record.backendNodeId }, record);
+    if (record.world) this.#byNode.set(record.scope, record.world, record);
     this.#count(record, 1);
   }
 
@@ -179,18 +179,18 @@ export class RefRegistry {
     this.#count(record, -1);
     if ("backendNodeId" in key) {
       record.backendNodeId = key.backendNodeId;
-      this.#byKey.set(backendKey(record.scope, key.backendNodeId), record);
+      this.#byNode.set(record.scope, key, record);
     } else {
       record.world = key.world;
-      this.#byKey.set(worldKey(record.scope, key.world), record);
+      this.#byNode.set(record.scope, key.world, record);
     }
     this.#count(record, 1);
   }
 
   #remove(record: RefRecord): void {
     this.#byRef.delete(record.ref);
-    if (record.backendNodeId !== undefined) this.#byKey.delete(backendKey(record.scope, record.backendNodeId));
-    if (record.world) this.#byKey.delete(worldKey(record.scope, record.world));
+    if (record.backendNodeId !== undefined) this.#byNode.delete(record.scope, { backendNodeId: record.backendNodeId });
+    if (record.world) this.#byNode.delete(record.scope, record.world);
     this.#count(record, -1);
   }
 
@@ -246,19 +246,6 @@ function where(record: RefRecord): { remoteFrame?: string; document?: string } {
     ...(record.remoteFrame === undefined ? {} : { remoteFrame: record.remoteFrame }),
     ...(record.document === undefined ? {} : { document: record.document }),
   };
-}
-
-function keyOf(address: NodeAddress): string {
-  const scope = scopeOf(address);
-  return "backendNodeId" in address ? backendKey(scope, address.backendNodeId) : worldKey(scope, address);
-}
-
-function backendKey(scope: string, backendNodeId: number): string {
-  return `b${scope}|${backendNodeId}`;
-}
-
-function worldKey(scope: string, world: { contextId: number; pageNode: number }): string {
-  return `w${scope}|${world.contextId}.${world.pageNode}`;
 }
 
 function notFound(what: string): HubError {
