@@ -46,7 +46,8 @@ export const DOM_AX_READER = `function (state, options) {
     if (id === undefined) {
       state.ids.set(node, (id = state.next++));
       state.byId.set(id, new WeakRef(node));
-      // Actions' reads add ids between whole reads: ids of nodes the page let go are dropped as the map doubles.
+      // Ids of nodes the page let go are dropped as the map doubles, not at every read: a walk over every id costs a
+      // large page's snapshot a quarter of its time.
       if (state.byId.size > (state.pruneAt ?? 0)) {
         for (const [each, held] of state.byId) if (held.deref() === undefined) state.byId.delete(each);
         state.pruneAt = Math.max(${PRUNE_IDS_AT}, state.byId.size * 2);
@@ -240,8 +241,8 @@ export const DOM_AX_READER = `function (state, options) {
 }`;
 
 /**
- * Reads the world's document whole: `(READ_WHOLE)(state, wantBoxes, maxNodes)` answers what the reader read, keeps each
- * node's line as of this read, the shadow roots and documents it went into, and forgets ids of nodes the page let go.
+ * Reads the world's document whole: `(READ_WHOLE)(state, wantBoxes, maxNodes)` answers what the reader read, and keeps
+ * each node's line as of this read and the shadow roots and documents it went into.
  */
 export const READ_WHOLE = `function (state, wantBoxes, maxNodes) {
   const generation = (state.readGeneration = ++state.generation);
@@ -249,7 +250,6 @@ export const READ_WHOLE = `function (state, wantBoxes, maxNodes) {
   const onPush = (node, key) => state.lines.set(node, [generation, key]);
   const reader = (${DOM_AX_READER})(state, { wantBoxes, maxNodes, onPush });
   reader.walkDocument(-1, document);
-  for (const [id, held] of state.byId) if (held.deref() === undefined) state.byId.delete(id);
   return reader.answer();
 }`;
 
