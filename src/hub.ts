@@ -18,6 +18,7 @@ import type { MethodDefinition } from "./rpc/method.js";
 import { loadOpenRpc, ParamsValidator } from "./rpc/params-validator.js";
 import { Router } from "./rpc/router.js";
 import { UploadFolder } from "./runtime/upload-folder.js";
+import { watchPageTitles } from "./runtime/page-titles.js";
 import type { HubServices } from "./services.js";
 import { openAgentPeer } from "./agents/agent-peer.js";
 import { AccessPolicy } from "./transport/access-policy.js";
@@ -33,6 +34,7 @@ import { UiFront } from "./http/ui-front.js";
 import { Screencasts } from "./events/screencast.js";
 import { TabEmulation } from "./runtime/tab-emulation.js";
 import { NetworkLog } from "./events/network-log.js";
+import { NetworkStream } from "./events/network-stream.js";
 import { ClientRoutes } from "./clients/client-routes.js";
 import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
@@ -162,12 +164,14 @@ function buildServices(config: Config): HubServices {
   const agents = new AgentRegistry();
   const clients = new ClientManager(browser, agents, { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs });
   limitPopups(browser, clients, config.maxTabsPerClient);
+  watchPageTitles(pool, browser);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
   const eventTopics = new EventTopics(clients, consoleStream, agents);
   const metrics = new HubMetrics({ browser, pool, console: consoleStream });
   const uploads = new UploadFolder(browser, config.maxUploadBytes);
   // The network log first: its attach step turns the Network domain on, which the emulation's conditions need.
   const network = new NetworkLog(pool, browser, NETWORK_LOG_SIZE);
+  const networkStream = new NetworkStream(network, browser);
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
   const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
@@ -175,7 +179,7 @@ function buildServices(config: Config): HubServices {
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
-    ...{ uploads, emulation, network, routes, downloads, screencasts: new Screencasts(browser) },
+    ...{ uploads, emulation, network, networkStream, routes, downloads, screencasts: new Screencasts(browser) },
   };
 }
 

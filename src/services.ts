@@ -10,6 +10,7 @@ import type { ActionOutcome } from "./runtime/action-watch.js";
 import type { UploadFolder } from "./runtime/upload-folder.js";
 import type { TabEmulation } from "./runtime/tab-emulation.js";
 import type { NetworkLog } from "./events/network-log.js";
+import type { NetworkStream } from "./events/network-stream.js";
 import type { ClientRoutes } from "./clients/client-routes.js";
 import type { ClientDownloads } from "./clients/client-downloads.js";
 import type { Config } from "./config.js";
@@ -37,6 +38,8 @@ export interface HubServices {
   emulation: TabEmulation;
   /** Each tab's recent requests. */
   network: NetworkLog;
+  /** network.subscribe: each tab's requests as they are sent and answered, to the connections that asked. */
+  networkStream: NetworkStream;
   /** The routes of network.route, and the tabs they make intercept. */
   routes: ClientRoutes;
   /** Each client's downloads, in its folder under DATA_DIR. */
@@ -127,4 +130,12 @@ function actionAnswer(call: HubCall, outcome: ActionOutcome): Result<"click"> {
     ...(opened.length > 0 ? { opened } : {}),
     ...(changes ? { changes } : {}),
   };
+}
+
+/** What a tab shows now, as the navigations answer it: its URL and title (the listings learn them too). */
+export async function shownPage(call: HubCall, tab: TabSession): Promise<{ url: string; title: string }> {
+  const { browser } = call.services;
+  const { targetInfo } = await browser.connection().send("Target.getTargetInfo", { targetId: tab.tabId }, { budget: call.budget });
+  browser.notePage(targetInfo);
+  return { url: targetInfo.url, title: targetInfo.title };
 }

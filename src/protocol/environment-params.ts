@@ -52,6 +52,18 @@ export interface EnvironmentMethodParams {
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
   };
+  /** `network.subscribe`: Streams the tab's requests to this connection as network.requests notifications, as they are sent and answered. */
+  "network.subscribe": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `network.unsubscribe`: Ends one of this connection's network subscriptions. */
+  "network.unsubscribe": {
+    /** As network.subscribe gave it. */
+    subscriptionId: string;
+  };
   /** `network.get`: One of the tab's requests with its request and response headers and, when asked, its response body. */
   "network.get": {
     /** Composite `clientId:tabId`, as tabs.list gives it */

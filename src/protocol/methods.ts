@@ -13,6 +13,10 @@ interface MethodDefaults {
   "tabs.close": never;
   "tabs.activate": never;
   navigate: "waitUntil";
+  "tabs.back": "waitUntil";
+  "tabs.forward": "waitUntil";
+  "tabs.reload": "waitUntil";
+  "tabs.stop": never;
   evaluate: "awaitPromise" | "isolate" | "args" | "captureConsole";
   content: "format" | "includeIframes";
   snapshot: "source" | "interestingOnly" | "interactiveOnly" | "boxes";
@@ -27,6 +31,8 @@ interface MethodDefaults {
   "screencast.stop": never;
   emulate: never;
   "network.list": never;
+  "network.subscribe": never;
+  "network.unsubscribe": never;
   "network.get": never;
   "network.har": never;
   "network.route": never;
@@ -89,6 +95,10 @@ export const METHOD_NAMES = [
   "tabs.close",
   "tabs.activate",
   "navigate",
+  "tabs.back",
+  "tabs.forward",
+  "tabs.reload",
+  "tabs.stop",
   "evaluate",
   "content",
   "snapshot",
@@ -103,6 +113,8 @@ export const METHOD_NAMES = [
   "screencast.stop",
   "emulate",
   "network.list",
+  "network.subscribe",
+  "network.unsubscribe",
   "network.get",
   "network.har",
   "network.route",

@@ -55,6 +55,40 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
   };
+  /** `tabs.back`: Goes back to the previous page of a tab's history and answers its URL and title. */
+  "tabs.back": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** When the load counts as done: `load` waits for the document's load event, `domcontentloaded` for its DOMContentLoaded event, `none` answers as soon as the navigation has started. */
+    waitUntil?: "load" | "domcontentloaded" | "none";
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `tabs.forward`: Goes forward to the next page of a tab's history and answers its URL and title. */
+  "tabs.forward": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** When the load counts as done: `load` waits for the document's load event, `domcontentloaded` for its DOMContentLoaded event, `none` answers as soon as the navigation has started. */
+    waitUntil?: "load" | "domcontentloaded" | "none";
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `tabs.reload`: Reloads a tab's page and answers its URL and title. */
+  "tabs.reload": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** When the load counts as done: `load` waits for the document's load event, `domcontentloaded` for its DOMContentLoaded event, `none` answers as soon as the navigation has started. */
+    waitUntil?: "load" | "domcontentloaded" | "none";
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `tabs.stop`: Stops a tab's loading and answers the URL and title of the page it shows. */
+  "tabs.stop": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
   /** `evaluate`: Runs JavaScript in a tab's page and returns its (awaited) value. */
   evaluate: {
     /** Composite `clientId:tabId`, as tabs.list gives it */

@@ -215,3 +215,22 @@ export interface Dialog {
   message: string;
   defaultPrompt?: string;
 }
+
+/** One request of a tab, as network.list and network.requests show it. */
+export interface NetworkRequest {
+  requestId: string;
+  url: string;
+  method: string;
+  /** Chrome's resource type: Document, Stylesheet, Image, Script, Fetch, XHR, Font, Media, Other... */
+  resourceType: string;
+  state: "pending" | "finished" | "failed";
+  /** When it was sent, ms since the epoch. */
+  startedAt: number;
+  status?: number;
+  /** From sending to its last byte (or its failure). */
+  durationMs?: number;
+  /** Bytes over the wire. */
+  encodedBytes?: number;
+  /** Why it failed (net::ERR_...). */
+  errorText?: string;
+}
