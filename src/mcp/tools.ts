@@ -23,7 +23,8 @@ export interface HubTool {
 interface ToolSource {
   name: string;
   summary?: string;
-  params: { name: string; description?: string; required?: boolean; schema: object }[];
+  /** A param with `x-mcp: false` is left out of the tool (the front always gives it its default). */
+  params: { name: string; description?: string; required?: boolean; schema: object; "x-mcp"?: false }[];
   "x-mcp"?: ToolHints;
 }
 
@@ -45,8 +46,9 @@ export function hubTools(document: OpenRpcDocument): HubTool[] {
     const hints = method["x-mcp"];
     if (!hints) return [];
     const defaults = MCP_DEFAULTS[method.name] ?? {};
+    const params = method.params.filter((param) => param["x-mcp"] !== false);
     const properties = Object.fromEntries(
-      method.params.map((param) => [
+      params.map((param) => [
         param.name,
         {
           ...(inlined(param.schema, schemas) as JSONObject),
@@ -55,7 +57,7 @@ export function hubTools(document: OpenRpcDocument): HubTool[] {
         },
       ]),
     );
-    const required = method.params.filter((param) => param.required).map((param) => param.name);
+    const required = params.filter((param) => param.required).map((param) => param.name);
     const summary = method.summary ?? method.name;
     return [
       {

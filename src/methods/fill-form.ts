@@ -9,7 +9,7 @@ export const fillForm = defineMethod("fillForm", { runs: "tab" }, async (params,
     const element = referencedElementOf(field, "fillForm", `/fields/${index}`);
     return { element, value: field.value, index };
   });
-  return actOn(call, { target: params.target, method: "fillForm" }, async (scope) => {
+  return actOn(call, { target: params.target, method: "fillForm", changes: params.changes }, async (scope) => {
     for (const { element, value, index } of fields) {
       try {
         await setField(scope, element, value);

@@ -8,7 +8,7 @@ export interface ActionMethodParams {
   click: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -27,6 +27,8 @@ export interface ActionMethodParams {
       x: number;
       y: number;
     };
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -34,7 +36,7 @@ export interface ActionMethodParams {
   hover: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -47,6 +49,8 @@ export interface ActionMethodParams {
       x: number;
       y: number;
     };
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -54,7 +58,7 @@ export interface ActionMethodParams {
   type: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -66,6 +70,8 @@ export interface ActionMethodParams {
     text: string;
     /** Milliseconds to wait between characters. */
     delay?: number;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -73,7 +79,7 @@ export interface ActionMethodParams {
   press: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -83,6 +89,8 @@ export interface ActionMethodParams {
     y?: number;
     /** The key or chord. */
     key: string;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -90,7 +98,7 @@ export interface ActionMethodParams {
   fill: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -100,6 +108,8 @@ export interface ActionMethodParams {
     y?: number;
     /** The new text (at most 1,000,000 characters). */
     value: string;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -113,6 +123,8 @@ export interface ActionMethodParams {
       selector?: string;
       value: string | boolean;
     }[];
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -120,7 +132,7 @@ export interface ActionMethodParams {
   select: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -130,6 +142,8 @@ export interface ActionMethodParams {
     y?: number;
     /** Option values or labels (at most 1,000). */
     values: string[];
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -137,7 +151,7 @@ export interface ActionMethodParams {
   scroll: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -149,6 +163,8 @@ export interface ActionMethodParams {
     deltaX?: number;
     /** Vertical wheel delta, CSS pixels. */
     deltaY?: number;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -181,6 +197,8 @@ export interface ActionMethodParams {
     to: ElementRef;
     /** Mouse moves between the two points. */
     steps?: number;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -188,7 +206,7 @@ export interface ActionMethodParams {
   upload: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -201,6 +219,8 @@ export interface ActionMethodParams {
       /** The bytes, base64. */
       data: string;
     }[];
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };

@@ -52,7 +52,11 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
     try {
       const { tools } = await client.listTools();
       const document = loadOpenRpc() as unknown as {
-        methods: { name: string; params: { name: string; required?: boolean; description?: string }[]; "x-mcp"?: { readOnly: boolean } }[];
+        methods: {
+          name: string;
+          params: { name: string; required?: boolean; description?: string; "x-mcp"?: false }[];
+          "x-mcp"?: { readOnly: boolean };
+        }[];
       };
       const marked = document.methods.filter((method) => method["x-mcp"]);
       // agent_run is offered only while an agent of the session's client is connected: none is here.
@@ -61,10 +65,11 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
       for (const method of offered) {
         const tool = tools.find((each) => each.name === method.name.replaceAll(".", "_"));
         const properties = tool?.inputSchema.properties as Record<string, { description?: string; $ref?: string }>;
-        expect(Object.keys(properties), method.name).to.deep.equal(method.params.map((param) => param.name));
-        expect(tool?.inputSchema.required ?? [], method.name).to.deep.equal(method.params.filter((p) => p.required).map((p) => p.name));
-        for (const param of method.params)
-          expect(properties[param.name]?.description, `${method.name} ${param.name}`).to.equal(param.description);
+        // A param marked `x-mcp: false` (an action's `changes`) is not offered: the front keeps its default.
+        const params = method.params.filter((param) => param["x-mcp"] !== false);
+        expect(Object.keys(properties), method.name).to.deep.equal(params.map((param) => param.name));
+        expect(tool?.inputSchema.required ?? [], method.name).to.deep.equal(params.filter((p) => p.required).map((p) => p.name));
+        for (const param of params) expect(properties[param.name]?.description, `${method.name} ${param.name}`).to.equal(param.description);
         expect(JSON.stringify(tool?.inputSchema), method.name).to.not.include("$ref");
         expect(tool?.annotations?.readOnlyHint, method.name).to.equal(method["x-mcp"]?.readOnly);
       }
@@ -89,7 +94,12 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
       const text = snapshot.content[0]?.text ?? "";
       expect(text).to.match(/^- RootWebArea "Form Fixture" \[ref=e\d+\]/);
       const ref = /button "Submit" \[ref=(e\d+)\]/.exec(text)?.[1] as string;
-      expect(await result(client, "click", { target, ref })).to.deep.equal({ ok: true });
+      const clicked = await call(client, "click", { target, ref });
+      expect(clicked.structuredContent).to.deep.include({ ok: true });
+      // What the click changed comes as lines under the answer, not as an escaped JSON string.
+      expect(clicked.content[0]?.text).to.match(
+        /^\{"ok":true\}\nPage changes:\n\+ StaticText "submitted ada@example.com" \[ref=e\d+\]\n- StaticText "idle"$/,
+      );
       const read = await result<{ value: string }>(client, "evaluate", {
         target,
         expression: "document.querySelector('#status').textContent",
