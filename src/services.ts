@@ -110,23 +110,25 @@ export function callerClient(call: HubCall, requested: string | undefined, doing
 /** Runs an action (`act`'s element lookups and input) on the target's tab and answers what it did and set off. */
 export async function actOn(
   call: HubCall,
-  what: { target: string; method: MethodName },
+  what: { target: string; method: MethodName; changes: "diff" | "none" },
   act: (scope: ActionScope) => Promise<void>,
 ): Promise<Result<"click">> {
   const { tab } = await acquireTab(call, what.target);
-  const outcome = await runAction(tab, { budget: call.budget, pages: call.services.browser, method: what.method }, act);
+  const context = { budget: call.budget, pages: call.services.browser, method: what.method, changes: what.changes };
+  const outcome = await runAction(tab, context, act);
   return actionAnswer(call, outcome);
 }
 
-/** An action's answer: ok, a navigation, a dialog, and the pages it opened as the targets of their clients. */
+/** An action's answer: ok, a navigation, a dialog, the pages it opened as the targets of their clients, and what changed. */
 function actionAnswer(call: HubCall, outcome: ActionOutcome): Result<"click"> {
-  const { openedTabIds, navigated, dialog } = outcome;
+  const { openedTabIds, navigated, dialog, changes } = outcome;
   const opened = (openedTabIds ?? []).map((tabId) => formatTarget(call.services.clients.ownerOf(tabId), tabId));
   return {
     ok: true,
     ...(navigated ? { navigated } : {}),
     ...(dialog ? { dialog: dialog as NonNullable<Result<"click">["dialog"]> } : {}),
     ...(opened.length > 0 ? { opened } : {}),
+    ...(changes ? { changes } : {}),
   };
 }
 

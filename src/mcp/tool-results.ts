@@ -29,7 +29,8 @@ export function sizedForModels(method: string, params: Record<string, unknown>):
 
 /**
  * A method's result as a tool result: the result as JSON text and as structuredContent; a snapshot as its indented
- * text (the tree left out of structuredContent); a screenshot as an image.
+ * text (the tree left out of structuredContent); a screenshot as an image; an action's page changes as their lines
+ * under the JSON.
  */
 export function toolResult(method: string, result: unknown): CallToolResult {
   if (method === "snapshot") {
@@ -43,7 +44,17 @@ export function toolResult(method: string, result: unknown): CallToolResult {
   }
   const structured =
     result !== null && typeof result === "object" && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
-  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: structured };
+  return { content: [{ type: "text", text: withChangedLines(structured) ?? JSON.stringify(result) }], structuredContent: structured };
+}
+
+/** An action's answer with its page changes' lines written out rather than JSON-escaped on one line; null for any other answer. */
+function withChangedLines(result: Record<string, unknown>): string | null {
+  const changes = result.changes as { diff?: unknown } | undefined;
+  if (typeof changes?.diff !== "string") return null;
+  const { diff, ...rest } = changes;
+  const { changes: _changes, ...answer } = result;
+  const head = Object.keys(rest).length > 0 ? { ...answer, changes: rest } : answer;
+  return `${JSON.stringify(head)}\nPage changes:\n${diff}`;
 }
 
 /** A failed call as a tool result the model reads: the error's name, code, message and data. */

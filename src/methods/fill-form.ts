@@ -12,7 +12,7 @@ export const fillForm = defineMethod("fillForm", { runs: "tab" }, async (params,
     const element = referencedElementOf(field, "fillForm", `/fields/${index}`);
     return { element, value: field.value, index };
   });
-  return actOn(call, { target: params.target, method: "fillForm" }, async (scope) => {
+  return actOn(call, { target: params.target, method: "fillForm", changes: params.changes }, async (scope) => {
     const values: (string | boolean)[] = [];
     for (const { element, value, index } of fields) values.push(await atField(index, () => checkField(scope, element, value), true));
     for (const { element, index } of fields) await atField(index, () => setField(scope, element, values[index] as string | boolean));

@@ -50,17 +50,17 @@ interface MethodDefaults {
   "agent.call": "params";
   "agent.pause": never;
   "agent.resume": never;
-  click: "button" | "clickCount" | "modifiers";
-  hover: never;
-  type: "delay";
-  press: never;
-  fill: never;
-  fillForm: never;
-  select: never;
-  scroll: "deltaX" | "deltaY";
+  click: "button" | "clickCount" | "modifiers" | "changes";
+  hover: "changes";
+  type: "delay" | "changes";
+  press: "changes";
+  fill: "changes";
+  fillForm: "changes";
+  select: "changes";
+  scroll: "deltaX" | "deltaY" | "changes";
   "wait.for": "state";
-  drag: "steps";
-  upload: never;
+  drag: "steps" | "changes";
+  upload: "changes";
   "dialog.handle": never;
 }
 

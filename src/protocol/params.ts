@@ -133,13 +133,13 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     maxDepth?: number;
     /** Only what can be clicked, typed or selected (buttons, links, fields, checkboxes, selects and their options, tabs, sliders...), with the headings, labels, dialogs, forms and landmarks around them that have a name; everything else is left out and its children take its place. */
     interactiveOnly?: boolean;
-    /** A ref of the tab's latest snapshot: only that element's subtree. */
+    /** A ref from a snapshot of the tab: only that element's subtree. */
     root?: string;
     /** Answer the text in pages of whole lines of at most this many characters (a longer line is a page of its own), with `nextCursor` while more remains; `root` is the root node alone. */
     maxChars?: number;
     /** A `nextCursor`: the next page of the same snapshot (no new snapshot is taken; its refs stay). Other params but maxChars are ignored. */
     cursor?: string;
-    /** The snapshotId of the tab's latest snapshot: answer only what changed since, as lines `+ ` (new), `~ ` (role, name or value changed), `- ` (gone); `root` is the root node alone. */
+    /** The snapshotId of one of the tab's last 8 snapshots: answer only what changed since, as lines `+ ` (new), `~ ` (role, name or value changed), `- ` (gone); `root` is the root node alone. */
     diff?: string;
     /** Give each node of `root` its layout box in the viewport (`box`: {x, y, width, height}, CSS pixels), from one DOMSnapshot of the page. */
     boxes?: boolean;
@@ -154,7 +154,7 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     target: Target;
     /** The source of the function to call, e.g. `(el) => el.textContent`. */
     functionDeclaration: string;
-    /** An element by its ref in the tab's latest snapshot (`e12`). */
+    /** An element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** An element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -194,7 +194,7 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
       /** CSS px. */
       height: number;
     };
-    /** An element ref from the tab's latest snapshot. */
+    /** An element ref from a snapshot of the tab. */
     ref?: string;
     /** A CSS selector; the first element it matches in the main frame is captured. */
     selector?: string;

@@ -84,6 +84,8 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
           entry.readOnly,
         ]);
       }
+      // An action's changes are always the front's default (the model gets what its action changed): not offered.
+      expect(tools.find((tool) => tool.name === "click")?.inputSchema.properties).to.not.have.property("changes");
       expect(tools.find((tool) => tool.name === "tabs_close")?.annotations).to.include({ readOnlyHint: false, destructiveHint: true });
       expect(tools.find((tool) => tool.name === "snapshot")?.annotations).to.include({ readOnlyHint: true });
       // The front's defaults for models show in the schemas.
@@ -98,6 +100,10 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
       ]);
       // A tool of a group the session did not ask for is not there to call; an unknown group is refused with the known ones.
       const { target } = await result<{ target: string }>(client, "tabs_open", { url: site.url("index.html") });
+      // The schemas leave out additionalProperties: false; a param the tool does not know is refused by its name.
+      const unknown = await call(client, "scroll", { target, deltaZ: 10 });
+      expect(unknown.isError).to.equal(true);
+      expect(unknown.content[0]?.text).to.match(/^INVALID_PARAMS .*deltaZ/);
       const hidden = await call(client, "emulate", { target, colorScheme: "dark" });
       expect([hidden.isError, hidden.content[0]?.text]).to.deep.equal([
         true,
@@ -141,7 +147,12 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
       const text = snapshot.content[0]?.text ?? "";
       expect(text).to.match(/^- RootWebArea "Form Fixture" \[ref=e\d+\]/);
       const ref = /button "Submit" \[ref=(e\d+)\]/.exec(text)?.[1] as string;
-      expect(await result(client, "click", { target, ref })).to.deep.equal({ ok: true });
+      const clicked = await call(client, "click", { target, ref });
+      expect(clicked.structuredContent).to.deep.include({ ok: true });
+      // What the click changed comes as lines under the answer, not as an escaped JSON string.
+      expect(clicked.content[0]?.text).to.match(
+        /^\{"ok":true\}\nPage changes:\n\+ StaticText "submitted ada@example.com" \[ref=e\d+\]\n- StaticText "idle"$/,
+      );
       const read = await result<{ value: string }>(client, "evaluate", {
         target,
         expression: "document.querySelector('#status').textContent",
