@@ -1,5 +1,5 @@
 import type { SnapshotNode } from "../protocol/types.js";
-import { addressKey, type AxLine, type NodeAddress } from "./ax-tree.js";
+import type { AxLine, NodeAddress } from "./ax-tree.js";
 
 // Roles that structure text: their lines carry no ref (nothing to act on; the controls inside carry theirs).
 const TEXT_STRUCTURE_ROLES = new Set([
@@ -98,9 +98,10 @@ type Part = { node: SnapshotNode } | { text: string; nodes: SnapshotNode[] };
 export function compactLines(root: SnapshotNode, refs: ReadonlyMap<string, NodeAddress | null>): AxLine[] {
   const reader = new TreeReader();
   const lines: AxLine[] = [];
-  const add = (node: SnapshotNode, depth: number, written: Written): void => {
-    const address = refs.get(node.ref);
-    lines.push({ text: `${"  ".repeat(depth)}- ${written.text}`, bare: written.bare, depth, node: address ? addressKey(address) : null });
+  const add = (named: SnapshotNode, depth: number, written: Written): void => {
+    // As the full text's lines: a diff matches a line by the ref of the element it names.
+    const node = refs.get(named.ref) ? named.ref : null;
+    lines.push({ text: `${"  ".repeat(depth)}- ${written.text}`, bare: written.bare, depth, node });
   };
   const walk = (node: SnapshotNode, parent: SnapshotNode | null, depth: number): void => {
     const children = reader.kept(node);

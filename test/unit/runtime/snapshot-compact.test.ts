@@ -273,7 +273,7 @@ describe("compactLines: a snapshot's text as a language model reads it", () => {
     );
   });
 
-  it("gives each line the DOM node it names, and its text without refs, for diffs", () => {
+  it("gives each line the ref of the element it names (null for a node with no DOM node), and its text without refs, for diffs", () => {
     const { root, refs } = tree([
       "RootWebArea",
       "Page",
@@ -286,12 +286,15 @@ describe("compactLines: a snapshot's text as a language model reads it", () => {
             ["cell", "", [["link", "Go"]]],
           ],
         ],
+        ["StaticText", "Loose"],
       ],
     ]);
+    refs.set("e6", null);
     const lines = compactLines(root, refs);
     expect(lines.map((line) => [line.depth, line.bare, line.node])).to.deep.equal([
-      [0, 'RootWebArea "Page"', "/102"],
-      [1, 'row: "A" | link "Go"', "/103"],
+      [0, 'RootWebArea "Page"', "e1"],
+      [1, 'row: "A" | link "Go"', "e2"],
+      [1, '"Loose"', null],
     ]);
   });
 });
