@@ -340,6 +340,36 @@ describe("tabwire mcp: MCP over stdio for clients that launch a command (real hu
     }
   });
 
+  it("--caps asks the hub for the tools beyond the default ones; an unknown group is refused naming the known ones", async () => {
+    const hub = await startTestHub({ HUB_TOKEN: FULL_TOKEN, AUTH_KEY: "mcp-agent-key" });
+    const plain = await launched(["--hub", hub.url, "--token", FULL_TOKEN]);
+    const routing = await launched(["--hub", hub.url, "--token", FULL_TOKEN, "--caps", "routing"]);
+    try {
+      const names = async (client: Client): Promise<string[]> => (await client.listTools()).tools.map((tool) => tool.name);
+      expect(await names(plain.client)).to.not.include.members(["network_route"]);
+      expect(await names(routing.client))
+        .to.include.members(["network_route", "network_unroute"])
+        .and.not.include.members(["emulate"]);
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "mcp", "--hub", hub.url, "--token", FULL_TOKEN, "--caps", "vision"],
+        env: cleanEnv(),
+        stderr: "pipe",
+      });
+      const refused = await new Client({ name: "tabwire-stdio-test", version: "1.0.0" }).connect(transport).then(
+        () => null,
+        (error: unknown) => error as Error,
+      );
+      expect(refused?.message).to.equal(
+        'MCP error -32603: the tabwire hub refused the request (HTTP 400): no tools caps "vision" at /mcp; ask for emulation, routing, all (comma-separated)',
+      );
+      await transport.close();
+    } finally {
+      await Promise.all([plain.client.close(), routing.client.close()]);
+      await hub.stop();
+    }
+  });
+
   it("with no hub named, relays to the hub at PORT of the .env in its folder instead of starting a second one", async () => {
     const hub = await startTestHub({ HUB_TOKEN: FULL_TOKEN, AUTH_KEY: "mcp-agent-key" });
     const folder = await mkdtemp(path.join(os.tmpdir(), "tabwire-mcp-env-"));
