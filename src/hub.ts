@@ -25,6 +25,8 @@ import { Authenticator } from "./transport/auth.js";
 import { ConnectionCaps } from "./transport/connection-caps.js";
 import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
+import { ResumeDoor } from "./transport/resume-door.js";
+import { ResumeRegistry } from "./transport/resume-registry.js";
 import { answerCdpJson, cdpClientOf, openCdpProxy, wantsCdpJson } from "./cdp-front/cdp-endpoint.js";
 import { EphemeralQuota } from "./cdp-front/ephemeral-quota.js";
 import { McpFront, type McpFrontOptions } from "./mcp/mcp-front.js";
@@ -88,7 +90,8 @@ export async function startHub(config: Config): Promise<Hub> {
   const server = http.createServer(routeRequests({ api, mcp, ui, services, policy }));
   // Old eval-server deployments served the HTTP API on a port of its own.
   const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));
-  acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId });
+  const resumes = new ResumeRegistry(config.resume);
+  acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId, resumes });
   if (policy.isWideOpen("orchestrator"))
     log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
   else if (config.tokens.length === 0) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
@@ -111,6 +114,7 @@ export async function startHub(config: Config): Promise<Hub> {
     apiServer?.close();
     apiServer?.closeAllConnections();
     await closeAll(sockets);
+    resumes.closeAll();
     await mcp.closeAll();
     await services.pool.detachAll();
     await services.browser.stop();
@@ -188,6 +192,7 @@ interface UpgradeParts {
   heartbeat: Heartbeat;
   sockets: Set<WebSocket>;
   serverId: string;
+  resumes: ResumeRegistry;
 }
 
 /** Takes WebSocket upgrades on /rpc (orchestrators) and / or /agent (agents), each checked before the 101. */
@@ -197,6 +202,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
   const caps = new ConnectionCaps(config.maxConnections, config.maxConnectionsPerIp);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
   const ephemeral = new EphemeralQuota(config.maxEphemeralClientsPerToken);
+  const resumeDoor = new ResumeDoor(parts.resumes, wss);
   server.on("upgrade", (request, socket, head) => {
     // Node takes its own error listener off a socket it hands to "upgrade": a peer that resets it must not end the hub.
     socket.on("error", (error) => log.debug("an upgrading socket failed", { error: error.message }));
@@ -218,6 +224,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
     }
     // Given back when the socket closes, before or after the upgrade completes.
     socket.once("close", slot);
+    if (decision.endpoint === "rpc") resumeDoor.prepare(request);
     wss.handleUpgrade(request, socket, head, (ws) => {
       // Before any frame is read: a malformed frame is an "error" event, and an unheard one would end the process.
       ws.on("error", (error) => log.debug("a WebSocket peer sent a bad frame", { endpoint: decision.endpoint, error: error.message }));
@@ -229,7 +236,10 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       });
       heartbeat.track(ws);
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
-      if (decision.endpoint === "rpc") return void new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits });
+      if (decision.endpoint === "rpc") {
+        const resumable = resumeDoor.open(request, decision);
+        return void new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits, resumable });
+      }
       if (cdpClient !== null) {
         const takePlace = (): (() => void) | null => ephemeral.take(decision.grant.key ?? "");
         return openCdpProxy(ws, { ...cdpClient, takePlace }, services);
