@@ -224,7 +224,6 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
     }
     // Given back when the socket closes, before or after the upgrade completes.
     socket.once("close", slot);
-    if (decision.endpoint === "rpc") resumeDoor.prepare(request);
     wss.handleUpgrade(request, socket, head, (ws) => {
       // Before any frame is read: a malformed frame is an "error" event, and an unheard one would end the process.
       ws.on("error", (error) => log.debug("a WebSocket peer sent a bad frame", { endpoint: decision.endpoint, error: error.message }));

@@ -20,15 +20,13 @@ export class ResumeDoor {
 
   constructor(resumes: ResumeRegistry, wss: WebSocketServer) {
     this.#resumes = resumes;
+    // Only upgrades the hub accepted get here, just before their 101: the session is named in it.
     wss.on("headers", (headers, request) => {
-      const id = this.#ids.get(request);
-      if (id !== undefined) headers.push(`${SESSION_HEADER}: ${id}`, `${WINDOW_HEADER}: ${resumes.windowMs}`);
+      if (!resumes.isOn || !asksForResume(request)) return;
+      const id = newId();
+      this.#ids.set(request, id);
+      headers.push(`${SESSION_HEADER}: ${id}`, `${WINDOW_HEADER}: ${resumes.windowMs}`);
     });
-  }
-
-  /** Marks an /rpc upgrade that asked for resume (when resume is on), before the 101 is written. */
-  prepare(request: IncomingMessage): void {
-    if (this.#resumes.isOn && asksForResume(request)) this.#ids.set(request, newId());
   }
 
   /** The session of an upgraded socket that asked for one, bound to the grant that let it in. */
@@ -42,10 +40,12 @@ export class ResumeDoor {
   }
 }
 
+/** Whether an upgrade to /rpc asked for a resumable session (the other doors have none). */
 function asksForResume(request: IncomingMessage): boolean {
+  const url = new URL(request.url ?? "/", "http://hub.invalid");
+  if (url.pathname !== "/rpc") return false;
   const header = request.headers[RESUME_REQUEST_HEADER];
-  if (typeof header === "string") return isOn(header);
-  return isOn(new URL(request.url ?? "/", "http://hub.invalid").searchParams.get("resume") ?? "");
+  return isOn(typeof header === "string" ? header : (url.searchParams.get("resume") ?? ""));
 }
 
 function isOn(value: string): boolean {

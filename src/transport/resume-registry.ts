@@ -1,5 +1,5 @@
-import type { Result } from "../protocol/types.js";
 import { log } from "../log.js";
+import type { ResumeAnswer } from "../rpc/method.js";
 import type { ReplayLimits } from "./resume-buffer.js";
 import { PeerSession } from "./resume-session.js";
 
@@ -8,8 +8,6 @@ export interface ResumeSettings extends ReplayLimits {
   windowMs: number;
   maxSessions: number;
 }
-
-type ResumeAnswer = Result<"session.resume">;
 
 /** What is remembered of a session that ended while away, so that its owner learns what it lost. */
 interface Ended {
@@ -61,7 +59,10 @@ export class ResumeRegistry {
     if (session.isReleased || !this.#sessions.has(session.id)) return;
     session.detach();
     clearTimeout(this.#away.get(session.id));
-    const timer = setTimeout(() => this.#end(session, "the connection dropped and was not resumed in time (RESUME_WINDOW_MS)"), this.#settings.windowMs);
+    const timer = setTimeout(
+      () => this.#end(session, "the connection dropped and was not resumed in time (RESUME_WINDOW_MS)"),
+      this.#settings.windowMs,
+    );
     timer.unref();
     this.#away.set(session.id, timer);
     for (const [id] of this.#away) {

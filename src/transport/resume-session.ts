@@ -3,8 +3,7 @@ import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import type { JsonRpcId } from "../rpc/envelope.js";
 import { InflightTable } from "../rpc/inflight.js";
-import type { ConnectionState } from "../rpc/method.js";
-import type { Result } from "../protocol/types.js";
+import type { ConnectionState, ResumeAnswer } from "../rpc/method.js";
 import { ReplayBuffer, type ReplayLimits } from "./resume-buffer.js";
 
 /** The socket a session writes to, as its peer lends it. */
@@ -27,7 +26,7 @@ export interface PeerSessionOptions {
   /** Absent for a session that cannot be resumed: it keeps nothing. */
   replay?: ReplayLimits;
   /** Set by the registry: takes over a dropped session for this one. */
-  resume?: (session: PeerSession, wanted: { id: string; lastSeq: number }) => Result<"session.resume">;
+  resume?: (session: PeerSession, wanted: { id: string; lastSeq: number }) => ResumeAnswer;
 }
 
 /**

@@ -46,8 +46,7 @@ export class RpcPeer<S> {
     this.#ws = ws;
     this.#out = new TickCork(ws);
     this.#options = options;
-    this.#session =
-      options.resumable?.session ?? new PeerSession({ id: newId(), scope: options.scope, peer: options.peer, binding: "" });
+    this.#session = options.resumable?.session ?? new PeerSession({ id: newId(), scope: options.scope, peer: options.peer, binding: "" });
     this.#sink = {
       write: (text) => this.#send(text),
       isOverHighWater: () => this.#isOverHighWater(),
