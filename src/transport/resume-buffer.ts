@@ -41,8 +41,12 @@ export class ReplayBuffer {
     return this.#texts.slice(this.#head + Math.max(0, lastSeq + 1 - this.#firstSeq));
   }
 
-  /** Keeps an answer for the caller's return; one that does not fit is dropped and its ids remembered as lost. */
+  /**
+   * Keeps an answer for the caller's return, before old notifications (most were read before the drop; a resume that
+   * needed one is told it overflowed); one that does not fit even so is dropped and its ids remembered as lost.
+   */
   owe(text: string): void {
+    while (this.#bytes + text.length > this.#limits.maxBytes && this.#size() > 0) this.#dropOldest();
     if (this.#bytes + text.length <= this.#limits.maxBytes) {
       this.#owed.push(text);
       this.#bytes += text.length;
