@@ -4,6 +4,8 @@ import net from "node:net";
 export interface TcpProxy {
   /** ws://127.0.0.1:<its port> */
   url: string;
+  /** When it last took a connection (performance.now()), or NaN: the moment a client came back after a cut. */
+  lastConnectedAt(): number;
   /** Drops every connection through it and refuses new ones (reset) for `ms`; resolves when it takes them again. */
   cut(ms: number): Promise<void>;
   close(): Promise<void>;
@@ -13,10 +15,12 @@ export interface TcpProxy {
 export async function startTcpProxy(port: number): Promise<TcpProxy> {
   const pairs = new Set<net.Socket>();
   let isCut = false;
+  let connectedAt = Number.NaN;
   const server = net.createServer((incoming) => {
     incoming.on("error", () => {});
     // A cut line: the client sees a reset, as when a network goes away, and tries again later.
     if (isCut) return void incoming.resetAndDestroy();
+    connectedAt = performance.now();
     const outgoing = net.connect(port, "127.0.0.1");
     outgoing.on("error", () => incoming.destroy());
     incoming.on("error", () => outgoing.destroy());
@@ -31,6 +35,7 @@ export async function startTcpProxy(port: number): Promise<TcpProxy> {
   const { port: own } = server.address() as net.AddressInfo;
   return {
     url: `ws://127.0.0.1:${own}`,
+    lastConnectedAt: () => connectedAt,
     cut(ms) {
       isCut = true;
       for (const socket of pairs) socket.resetAndDestroy();
