@@ -238,8 +238,8 @@ function fileSettings(env: Env): Pick<Config, "maxUploadBytes" | "dataDir" | "ma
 function resumeSettings(env: Env): Config["resume"] {
   return Object.freeze({
     windowMs: integer(env, "RESUME_WINDOW_MS", { fallback: 60_000, min: 0, max: 3_600_000 }),
-    maxMessages: integer(env, "RESUME_BUFFER_MESSAGES", { fallback: 10_000, min: 1 }),
-    maxBytes: integer(env, "RESUME_BUFFER_BYTES", { fallback: 8 * 1024 * 1024, min: 1024 }),
+    maxMessages: integer(env, "RESUME_BUFFER_MESSAGES", { fallback: 5_000, min: 1 }),
+    maxBytes: integer(env, "RESUME_BUFFER_BYTES", { fallback: 2 * 1024 * 1024, min: 1024 }),
     maxSessions: integer(env, "RESUME_MAX_SESSIONS", { fallback: 1_000, min: 1 }),
   });
 }
