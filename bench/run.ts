@@ -20,6 +20,7 @@ import { asTableRows, LOAD_CONNECTIONS, loadFigures, type LoadFigure } from "./l
 import { mcpFigures } from "./mcp-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
+import { resumeFigures } from "./resume-figure.js";
 import { hotPathFigures } from "./hot-path-figure.js";
 import { liveViewFigures } from "./live-view-figure.js";
 import { screenshotFigure } from "./screenshot-figure.js";
@@ -75,6 +76,10 @@ function steps(
     ["console", () => consoleFigures(context)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
     ["dashboard live view: frames a second and a change to its frame on screen", () => liveViewFigures(context, hubUrl)],
+    [
+      "resume: a typed client back after a 2 s cut, and what a resumable session costs",
+      () => resumeFigures(context.cdpUrl, context.rounds),
+    ],
     ["contexts: what a client's own browser context costs", () => contextFigures(context.cdpUrl, chromePid, context.rounds)],
     [
       `load: ${LOAD_CONNECTIONS} orchestrators and ${LOAD_CONNECTIONS} idle agents`,

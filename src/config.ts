@@ -96,6 +96,8 @@ export interface Config {
   logMaxFiles: number;
   /** Cluster (Redis): REDIS_URL joins this hub to a cluster of instances; null runs a single hub. */
   redisUrl: string | null;
+  /** Dropped /rpc sessions kept for a resume: RESUME_WINDOW_MS (0: off), the buffer's bounds, how many are kept. */
+  resume: { windowMs: number; maxMessages: number; maxBytes: number; maxSessions: number };
   /** Cluster: the shared secret every message between instances is signed with (required with REDIS_URL). */
   clusterSecret: string | null;
   /** Cluster: the CA certificate file a rediss:// server is checked against. */
@@ -164,10 +166,8 @@ export function parseConfig(env: Env): Config {
     dialogPolicy: oneOf(env, "DIALOG_POLICY", { choices: ["dismiss", "accept", "manual"] as const, fallback: "dismiss" }),
     evaluateEnabled: boolean(env, "EVALUATE_ENABLED", true),
     allowUrlSchemes: list(env, "ALLOW_URL_SCHEMES", (s) => s.toLowerCase().replace(/:$/, "")),
-    logLevel: logLevel(env),
-    logDir: text(env, "LOG_DIR", "logs"),
-    logMaxBytes: integer(env, "LOG_MAX_BYTES", { fallback: 10 * 1024 * 1024, min: 1024 }),
-    logMaxFiles: integer(env, "LOG_MAX_FILES", { fallback: 5, min: 1 }),
+    ...logSettings(env),
+    resume: resumeSettings(env),
     redisUrl: redisUrl(env),
     clusterSecret: env.CLUSTER_SECRET ? checkedToken("CLUSTER_SECRET", env.CLUSTER_SECRET.trim(), CLUSTER_SECRET_MIN_LENGTH) : null,
     redisCaFile: env.REDIS_CA_FILE ? env.REDIS_CA_FILE : null,
@@ -177,6 +177,16 @@ export function parseConfig(env: Env): Config {
   };
   checkSecurity(config);
   return Object.freeze(config);
+}
+
+/** Where and how much the hub logs. */
+function logSettings(env: Env): Pick<Config, "logLevel" | "logDir" | "logMaxBytes" | "logMaxFiles"> {
+  return {
+    logLevel: logLevel(env),
+    logDir: text(env, "LOG_DIR", "logs"),
+    logMaxBytes: integer(env, "LOG_MAX_BYTES", { fallback: 10 * 1024 * 1024, min: 1024 }),
+    logMaxFiles: integer(env, "LOG_MAX_FILES", { fallback: 5, min: 1 }),
+  };
 }
 
 /** The combinations a hub refuses to start with: each would leave a door open that the operator did not mean to. */
@@ -232,6 +242,16 @@ function fileSettings(env: Env): Pick<Config, "maxUploadBytes" | "dataDir" | "ma
     maxDownloadBytes: integer(env, "MAX_DOWNLOAD_BYTES", { fallback: 256 * 1024 * 1024, min: 1 }),
     downloadTtlMs: integer(env, "DOWNLOAD_TTL_MS", { fallback: 3_600_000, min: 1_000 }),
   };
+}
+
+/** How long a dropped /rpc session is kept for session.resume, and what it may keep meanwhile. */
+function resumeSettings(env: Env): Config["resume"] {
+  return Object.freeze({
+    windowMs: integer(env, "RESUME_WINDOW_MS", { fallback: 60_000, min: 0, max: 3_600_000 }),
+    maxMessages: integer(env, "RESUME_BUFFER_MESSAGES", { fallback: 5_000, min: 1 }),
+    maxBytes: integer(env, "RESUME_BUFFER_BYTES", { fallback: 2 * 1024 * 1024, min: 1024 }),
+    maxSessions: integer(env, "RESUME_MAX_SESSIONS", { fallback: 1_000, min: 1 }),
+  });
 }
 
 function tokens(env: Env): TokenGrant[] {

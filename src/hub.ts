@@ -1,4 +1,5 @@
 import http from "node:http";
+import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { v4 as uuidv4 } from "uuid";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -26,6 +27,8 @@ import { Authenticator } from "./transport/auth.js";
 import { ConnectionCaps } from "./transport/connection-caps.js";
 import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
+import { ResumeDoor } from "./transport/resume-door.js";
+import { ResumeRegistry } from "./transport/resume-registry.js";
 import { answerCdpJson, cdpClientOf, openCdpProxy, wantsCdpJson } from "./cdp-front/cdp-endpoint.js";
 import { EphemeralQuota } from "./cdp-front/ephemeral-quota.js";
 import { McpFront, type McpFrontOptions } from "./mcp/mcp-front.js";
@@ -101,7 +104,8 @@ export async function startHub(config: Config): Promise<Hub> {
   const server = http.createServer(routeRequests({ api, mcp, ui, services, policy, drain }));
   // Old eval-server deployments served the HTTP API on a port of its own.
   const apiServer = config.apiPort === null ? null : http.createServer(routeApiRequests(api, drain));
-  acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId, drain });
+  const resumes = new ResumeRegistry(config.resume);
+  acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId, drain, resumes });
   if (policy.isWideOpen("orchestrator"))
     log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
   else if (config.tokens.length === 0) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
@@ -124,6 +128,7 @@ export async function startHub(config: Config): Promise<Hub> {
     apiServer?.close();
     apiServer?.closeAllConnections();
     await closeAll(sockets);
+    resumes.closeAll();
     await mcp.closeAll();
     await services.pool.detachAll();
     await services.browser.stop();
@@ -213,6 +218,7 @@ interface UpgradeParts {
   sockets: Set<WebSocket>;
   serverId: string;
   drain: HubDrain;
+  resumes: ResumeRegistry;
 }
 
 /** Takes WebSocket upgrades on /rpc (orchestrators) and / or /agent (agents), each checked before the 101. */
@@ -222,6 +228,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
   const caps = new ConnectionCaps(config.maxConnections, config.maxConnectionsPerIp);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
   const ephemeral = new EphemeralQuota(config.maxEphemeralClientsPerToken);
+  const resumeDoor = new ResumeDoor(parts.resumes, wss);
   server.on("upgrade", (request, socket, head) => {
     // Node takes its own error listener off a socket it hands to "upgrade": a peer that resets it must not end the hub.
     socket.on("error", (error) => log.debug("an upgrading socket failed", { error: error.message }));
@@ -231,12 +238,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
     const cdpClient =
       decision.endpoint === "cdp" ? cdpClientOf(decision.grant, new URL(request.url ?? "/", "http://hub.invalid"), services) : null;
     if (cdpClient !== null && "status" in cdpClient) return refuseUpgrade(socket, cdpClient);
-    const ephemeralPlace = cdpClient?.ephemeral ? ephemeral.take(decision.grant.key ?? "") : null;
-    if (cdpClient?.ephemeral && ephemeralPlace === null) {
-      const message = `this token holds ${ephemeral.max} ephemeral /cdp clients (MAX_EPHEMERAL_CLIENTS_PER_TOKEN); close one first`;
-      return refuseUpgrade(socket, { status: 429, message });
-    }
-    if (ephemeralPlace) socket.once("close", ephemeralPlace);
+    if (cdpClient?.ephemeral && !holdEphemeralPlace(socket, ephemeral, decision.grant.key ?? "")) return;
     const slot = caps.open(decision.peer);
     if (typeof slot !== "function") {
       metrics.connectionRefused(slot.reason);
@@ -255,8 +257,10 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       });
       heartbeat.track(ws);
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
-      if (decision.endpoint === "rpc")
-        return drain.track(new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits }), ws);
+      if (decision.endpoint === "rpc") {
+        const resumable = resumeDoor.open(request, decision);
+        return drain.track(new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits, resumable }), ws);
+      }
       if (cdpClient !== null) {
         const takePlace = (): (() => void) | null => ephemeral.take(decision.grant.key ?? "");
         return openCdpProxy(ws, { ...cdpClient, takePlace }, services);
@@ -277,6 +281,18 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       });
     });
   });
+}
+
+/** Takes a place of the token's ephemeral /cdp clients until `socket` closes; false, and the upgrade refused, past the quota. */
+function holdEphemeralPlace(socket: Duplex, ephemeral: EphemeralQuota, key: string): boolean {
+  const place = ephemeral.take(key);
+  if (place === null) {
+    const message = `this token holds ${ephemeral.max} ephemeral /cdp clients (MAX_EPHEMERAL_CLIENTS_PER_TOKEN); close one first`;
+    refuseUpgrade(socket, { status: 429, message });
+    return false;
+  }
+  socket.once("close", place);
+  return true;
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<number> {

@@ -44,6 +44,7 @@ import { screencastStop } from "./screencast-stop.js";
 import { screenshot } from "./screenshot.js";
 import { scroll } from "./scroll.js";
 import { select } from "./select.js";
+import { sessionResume } from "./session-resume.js";
 import { snapshot } from "./snapshot.js";
 import { stateExport } from "./state-export.js";
 import { stateImport } from "./state-import.js";
@@ -83,6 +84,7 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "console.unsubscribe": consoleUnsubscribe,
   "console.list": consoleList,
   "events.subscribe": eventsSubscribe,
+  "session.resume": sessionResume,
   "screencast.start": screencastStart,
   "screencast.stop": screencastStop,
   emulate,

@@ -27,6 +27,7 @@ interface MethodDefaults {
   "console.unsubscribe": never;
   "console.list": "limit" | "sinceNavigation";
   "events.subscribe": never;
+  "session.resume": never;
   "screencast.start": "maxWidth" | "maxHeight" | "maxFps" | "quality";
   "screencast.stop": never;
   emulate: never;
@@ -109,6 +110,7 @@ export const METHOD_NAMES = [
   "console.unsubscribe",
   "console.list",
   "events.subscribe",
+  "session.resume",
   "screencast.start",
   "screencast.stop",
   "emulate",

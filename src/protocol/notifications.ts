@@ -9,6 +9,8 @@ export interface Notifications {
     /** The id console.subscribe gave. */
     subscriptionId: string;
     target: Target;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** The connection read too slowly and lost `count` console messages of a subscription; sent as soon as there is room again. */
   "console.dropped": {
@@ -16,6 +18,8 @@ export interface Notifications {
     target: Target;
     /** How many messages were lost. */
     count: number;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A JavaScript dialog opened in the subscribed tab (and was answered by DIALOG_POLICY, or, under manual, left open for dialog.handle). */
   "dialog.opened": {
@@ -23,6 +27,8 @@ export interface Notifications {
     /** alert, confirm, prompt or beforeunload. */
     type: string;
     message: string;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** Requests of the subscribed tab sent or changed (answered, finished, failed) since the last notification, each at its latest state, oldest first. */
   "network.requests": {
@@ -39,6 +45,8 @@ export interface Notifications {
     clientId: ClientId;
     tabId: string;
     url: string;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A tab of a client the connection may see changed its URL or title (Chrome's Target.targetInfoChanged): at most one a tab every 100 ms, with the latest values. */
   "tab.updated": {
@@ -54,6 +62,8 @@ export interface Notifications {
     target: Target;
     /** closed: by a call or the page; crashed: its renderer crashed or hung, so the hub closed it; detached: the hub lost it (its Chrome or hub instance went). */
     reason: "closed" | "crashed" | "detached";
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** An agent connected (it is not ready for work yet). */
   "agent.connected": {
@@ -61,6 +71,8 @@ export interface Notifications {
     target: Target;
     clientId: ClientId;
     tabId: string;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** An agent sent ready: agent.run and agent.call reach it now. */
   "agent.ready": {
@@ -68,6 +80,8 @@ export interface Notifications {
     target: Target;
     clientId: ClientId;
     tabId: string;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** An agent's connection closed; its calls failed with AGENT_UNAVAILABLE. */
   "agent.disconnected": {
@@ -75,6 +89,8 @@ export interface Notifications {
     target: Target;
     clientId: ClientId;
     tabId: string;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A page of a client began a download. */
   "download.started": {
@@ -83,6 +99,8 @@ export interface Notifications {
     url: string;
     /** The name the page suggested. */
     filename: string;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A download ended: completed (with its SHA-256), or cancelled. */
   "download.finished": {
@@ -94,21 +112,29 @@ export interface Notifications {
     sha256?: string;
     /** Why the hub cancelled it (over MAX_DOWNLOAD_BYTES). */
     reason?: string;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A download's entry and file were removed, DOWNLOAD_TTL_MS after it ended. */
   "download.removed": {
     downloadId: string;
     clientId: ClientId;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A client's browser context was made (at its first tab). */
   "client.opened": {
     clientId: ClientId;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A client's browser context was disposed, with its cookies and storage. */
   "client.closed": {
     clientId: ClientId;
     /** idle: no tab and no agent for CLIENT_IDLE_MS; browser: Chrome was lost. */
     reason: "idle" | "browser";
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A status frame of the agent running this connection's agent.run. */
   "agent.status": {
@@ -121,6 +147,8 @@ export interface Notifications {
     progress?: unknown;
     /** As the agent sent it. */
     message?: unknown;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A frame of a tab's live view. */
   "screencast.frame": {
@@ -140,6 +168,8 @@ export interface Notifications {
     scrollOffsetY: number;
     /** When Chrome made the frame, ms since epoch. */
     timestamp: number;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** What a tab's agent is doing: a task begun or ended, its status frames, a pause or a resume. */
   "agent.activity": {
@@ -162,6 +192,8 @@ export interface Notifications {
     message?: unknown;
     /** ms since epoch. */
     at: number;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** The hub is stopping (SIGTERM or SIGINT): it takes no new connections or calls, answers the calls running now until `deadline`, then closes every connection with 1001. */
   "hub.draining": {

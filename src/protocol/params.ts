@@ -246,6 +246,13 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     /** The topics to receive. */
     topics: ("agents" | "clients" | "tabs" | "downloads")[];
   };
+  /** `session.resume`: Takes over a session whose connection dropped: its subscriptions, the notifications it missed and the answers it is owed. */
+  "session.resume": {
+    /** The session id from the old connection's Tabwire-Session header. */
+    session: string;
+    /** The seq of the last notification the caller received (0: none). */
+    lastSeq: number;
+  };
   /** `screencast.start`: Streams a live view of a tab to this connection as screencast.frame notifications (JPEG frames). */
   "screencast.start": {
     /** Composite `clientId:tabId`, as tabs.list gives it */

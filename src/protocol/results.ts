@@ -144,6 +144,27 @@ export interface MethodResults {
   "events.subscribe": {
     topics: string[];
   };
+  "session.resume": {
+    /** Whether the old session is now this connection's. */
+    resumed: boolean;
+    /** This connection's session from now on: the old one when resumed, else its own new one. */
+    session: string;
+    /** resumed: the notifications sent again. */
+    replayed?: number;
+    /** resumed: the answers owed that were sent. */
+    answered?: number;
+    /** Not resumed: expired (RESUME_WINDOW_MS passed), overflowed (notifications after lastSeq were dropped from the buffer), unknown (no such session for this caller: never made, made with another token, or the hub restarted), unsupported (this connection did not ask for resume, or is not an /rpc WebSocket). */
+    reason?: "expired" | "overflowed" | "unknown" | "unsupported";
+    /** What the caller lost with the old session. */
+    lost?: {
+      /** The first notification missed for good. */
+      fromSeq?: number;
+      /** The last notification missed for good (the old session's last one). */
+      toSeq?: number;
+      /** The ids of the old session's requests whose answers will never come: each may or may not have run. */
+      calls: (string | number)[];
+    };
+  };
   "screencast.start": {
     subscriptionId: string;
   };
