@@ -25,8 +25,16 @@ export interface DocMethod {
   result: { name: string; schema: Schema };
   errors?: { $ref: string }[];
   examples?: DocExample[];
-  /** How the method is offered as an MCP tool; absent: it is not one. */
-  "x-mcp"?: { readOnly: boolean; destructive?: boolean };
+  /** How the method is offered as an MCP tool, with its texts for a model (src/mcp/tools.ts); absent: it is not one. */
+  "x-mcp"?: {
+    readOnly: boolean;
+    destructive?: boolean;
+    title: string;
+    description: string;
+    params?: Record<string, string>;
+    hide?: string[];
+    cap?: string;
+  };
 }
 
 /** One notification the hub sends, from the document's `x-notifications`. */
@@ -45,6 +53,8 @@ export interface DocNotification {
 export interface OpenRpcDocument {
   info: { title: string; version: string; description: string };
   "x-conventions": Record<string, string>;
+  /** The MCP tools' shared param texts; null: offered only where a tool's own `x-mcp.params` gives a text. */
+  "x-mcp-params"?: Record<string, string | null>;
   methods: DocMethod[];
   "x-notifications": DocNotification[];
   components: { schemas: Record<string, Schema>; errors: Record<string, { code: number; message: string; "x-description"?: string }> };

@@ -43,7 +43,9 @@ export const COMMAND_HELP: Record<string, string> = {
 It relays every frame to the /mcp of the hub --hub or TABWIRE_URL names, else of a hub answering at HOST:PORT
 (the hub's settings, from .env; default 127.0.0.1:8080), else of a hub it starts itself on an embedded headless
 Chromium on a free loopback port (stopped when the MCP client closes). Only MCP frames go to stdout; logs go to stderr. See docs/mcp.md.
-  --hub URL, --token T       the hub and its token (default TABWIRE_URL / TABWIRE_TOKEN)`,
+  --hub URL, --token T       the hub and its token (default TABWIRE_URL / TABWIRE_TOKEN)
+  --caps emulation,routing   tools beyond the default ones (or all): emulate and network_conditions,
+                             network_route and network_unroute`,
   serve: `tabwire serve: start the hub on HOST:PORT (default 127.0.0.1:8080) with an embedded headless Chromium,
 or attach to a running Chrome with CDP_URL. Settings come from the environment or .env (see .env.example).
 Stop it with Ctrl-C.`,

@@ -10,12 +10,12 @@ export const MCP_VALUE_MAX_BYTES = 100_000;
 
 /**
  * The params a model gets where its call leaves them out, sized for its context: a snapshot read from the DOM (fast on
- * large pages) a page at a time, content, values and response bodies cut at 100 KB, screenshots at most 1,568 px on the long side and
+ * large pages), written for a model (`compact`), a page at a time, content, values and response bodies cut at 100 KB, screenshots at most 1,568 px on the long side and
  * encoded for speed (an agent waits on it; the image's pixels, not its bytes, are what a model counts). The
  * tools' schemas show them as their defaults.
  */
 export const MCP_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
-  snapshot: { source: "dom", maxChars: MCP_SNAPSHOT_MAX_CHARS },
+  snapshot: { source: "dom", compact: true, maxChars: MCP_SNAPSHOT_MAX_CHARS },
   content: { maxSize: MCP_VALUE_MAX_BYTES },
   evaluate: { maxSize: MCP_VALUE_MAX_BYTES },
   "network.get": { maxSize: MCP_VALUE_MAX_BYTES },

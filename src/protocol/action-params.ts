@@ -24,7 +24,9 @@ export interface ActionMethodParams {
     modifiers?: Modifier[];
     /** Where to click, from the element's top-left corner in CSS pixels (default its centre). */
     position?: {
+      /** CSS px from the left edge. */
       x: number;
+      /** CSS px from the top edge. */
       y: number;
     };
     /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
@@ -46,7 +48,9 @@ export interface ActionMethodParams {
     y?: number;
     /** Where to hover, from the element's top-left corner in CSS pixels (default its centre). */
     position?: {
+      /** CSS px from the left edge. */
       x: number;
+      /** CSS px from the top edge. */
       y: number;
     };
     /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
@@ -119,8 +123,11 @@ export interface ActionMethodParams {
     target: Target;
     /** The fields, in order (at most 100). */
     fields: {
+      /** Field ref from the latest snapshot. */
       ref?: string;
+      /** Or a CSS selector. */
       selector?: string;
+      /** Text; an option value or label for a select; true or false (or "true"/"false") for a checkbox or radio. */
       value: string | boolean;
     }[];
     /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
@@ -212,11 +219,11 @@ export interface ActionMethodParams {
     selector?: string;
     /** The files (at most 100). */
     files: {
-      /** The file's name as the page sees it. */
+      /** The file's name, as the page sees it. */
       name: string;
-      /** The caller's MIME type (Chrome types the file by its name's extension). */
+      /** Its MIME type (Chrome types a file by its name's extension). */
       mimeType?: string;
-      /** The bytes, base64. */
+      /** Its bytes, base64. */
       data: string;
     }[];
     /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */

@@ -19,7 +19,7 @@ interface MethodDefaults {
   "tabs.stop": never;
   evaluate: "awaitPromise" | "isolate" | "args" | "captureConsole";
   content: "format" | "includeIframes";
-  snapshot: "source" | "interestingOnly" | "interactiveOnly" | "boxes";
+  snapshot: "source" | "interestingOnly" | "interactiveOnly" | "boxes" | "compact";
   callOn: "args" | "awaitPromise" | "captureConsole";
   screenshot: "format" | "optimizeForSpeed" | "fullPage";
   cancel: never;

@@ -143,6 +143,8 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     diff?: string;
     /** Give each node of `root` its layout box in the viewport (`box`: {x, y, width, height}, CSS pixels), from one DOMSnapshot of the page. */
     boxes?: boolean;
+    /** Write `text` for a language model: refs only on what can be acted on or referred to (not on rows, cells, list items, paragraphs, labels, nor a native select's options); text as a quoted line with its ref (`- "Some text" [ref=e4]`; the ref of the element that holds only that text, and none for text joined with a phrase beside it, such as strong or code words); text a name already says left out (a label's text beside its field, a link's own words, a heading's name when its one child, a link, has it); an unnamed wrapper with one child replaced by the child, one with nothing left out; and a table row whose cells each hold text or one element written as one line (`- row: "Name" | link "Open" [ref=e9]`). The tree (`root`) and the refs are the same either way. The MCP front sets it. */
+    compact?: boolean;
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -183,9 +185,13 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     fullPage?: boolean;
     /** A rectangle of the document to capture, in CSS pixels (page coordinates). */
     clip?: {
+      /** CSS px from the page's left. */
       x: number;
+      /** CSS px from the page's top. */
       y: number;
+      /** CSS px. */
       width: number;
+      /** CSS px. */
       height: number;
     };
     /** An element ref from a snapshot of the tab. */
@@ -273,7 +279,9 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     target: Target;
     /** The task: a string, or chat messages. */
     input: string | {
+      /** Who says it: user, assistant or system. */
       role: string;
+      /** The message. */
       content: string;
     }[];
     /** The agent tool to run the task with. */

@@ -163,9 +163,13 @@ export interface WaitResult {
 
 /** An element: `ref`, or `selector`, or `x` and `y` (a point of the viewport, CSS pixels). */
 export interface ElementRef {
+  /** Element ref. */
   ref?: string;
+  /** Or a CSS selector. */
   selector?: string;
+  /** Or a viewport point: x, y in CSS px. */
   x?: number;
+  /** With x. */
   y?: number;
 }
 

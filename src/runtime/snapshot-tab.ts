@@ -9,6 +9,7 @@ import { refRegistryOf, type RefRegistry } from "./ref-registry.js";
 import { linkSnapshotRefs } from "./ref-links.js";
 import { nodeBoxes, type Box } from "./node-boxes.js";
 import { axNodesWithFrames } from "./frame-ax-nodes.js";
+import { compactLines } from "./snapshot-compact.js";
 import { cursorOf, diffLines, pageOf, readCursor } from "./snapshot-text.js";
 
 /** The params of `snapshot` once validated and defaulted. */
@@ -23,6 +24,8 @@ export interface SnapshotOptions {
   cursor?: string;
   diff?: string;
   boxes: boolean;
+  /** The text as a language model reads it (snapshot-compact.ts); the tree and its refs are the same. */
+  compact: boolean;
 }
 
 /** The result of `snapshot` (docs/protocol.md section 5, "Page structure and capture"). */
@@ -56,11 +59,13 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
     const tree = buildAxTree(nodes, { ...options, refs: registry });
     if (boxOf) addBoxes(tree.root, tree.refs, boxOf);
     const snapshotId = randomUUID();
-    const text = before ? diffLines(before, tree.lines) : tree.text;
+    const lines = options.compact ? compactLines(tree.root, tree.refs) : tree.lines;
+    const wholeText = options.compact ? lines.map((line) => line.text).join("\n") : tree.text;
+    const text = before ? diffLines(before, lines) : wholeText;
     const { url, title } = targetInfo;
     // Paged and diff answers carry the root node alone: the tree as JSON is larger than its text.
     const { children: _children, box: _box, ...rootNode } = tree.root;
-    registry.snapshots.add({ snapshotId, lines: tree.lines, text, url, title, rootNode });
+    registry.snapshots.add({ snapshotId, lines, text, url, title, rootNode });
     const whole = options.maxChars === undefined && !before;
     const truncated = tree.truncated || readTruncated === true ? { truncated: true as const } : {};
     const answer: Snapshot = { snapshotId, url, title, text, root: whole ? tree.root : rootNode, ...truncated };

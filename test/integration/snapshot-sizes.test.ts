@@ -35,6 +35,34 @@ for (const source of ["chrome", "dom"] as const) {
       expect((await evaluate(suite.client, tab.target, "events.length")).value).to.be.above(0);
     });
 
+    it("compact writes the text for a model: refs only where one can act, labels folded into their fields; its refs act, its diffs work", async () => {
+      const full = await suite.client.call("snapshot", { target: tab.target, source });
+      const compact = await suite.client.call("snapshot", { target: tab.target, source, compact: true });
+      // The tree is the same either way: only the text is written for a model.
+      const withoutTreeRefs = (root: SnapshotNode): string => JSON.stringify(root).replace(/"ref":"e\d+"/g, "");
+      expect(withoutTreeRefs(compact.root)).to.equal(withoutTreeRefs(full.root));
+      expect(compact.text.length).to.be.below(full.text.length * 0.8);
+      expect(compact.text).to.match(/\n\s+- textbox "Name" \[ref=e\d+\]\n/);
+      expect(compact.text).to.not.match(/LabelText|StaticText "Name"/);
+      const unreffed = compact.text.split("\n").filter((line) => !line.includes("[ref="));
+      expect(unreffed.length).to.be.above(0);
+      for (const line of unreffed)
+        expect(line, line).to.match(/^\s*- (option|paragraph|listitem|row|cell|generic|group|LabelText)\b|^\s*- "/);
+      const ref = /button "Press me" \[ref=(e\d+)\]/.exec(compact.text)?.[1] as string;
+      await suite.client.call("click", { target: tab.target, ref });
+      expect((await evaluate(suite.client, tab.target, "events.length")).value).to.be.above(0);
+      // Text is a quoted line, each with its ref: two texts side by side (two divs) are two lines a drag can join.
+      const [from, to] = ["Drag me", "Drop here"].map(
+        (text) => new RegExp(`^\\s*- "${text}" \\[ref=(e\\d+)\\]$`, "m").exec(compact.text)?.[1],
+      );
+      await suite.client.call("drag", { target: tab.target, from: { ref: from as string }, to: { ref: to as string } });
+      const drags = (await evaluate(suite.client, tab.target, "drags")).value as string[];
+      expect([drags[0], drags.at(-1)]).to.deep.equal(["source:pointerdown:true", "sink:pointerup:true"]);
+      await evaluate(suite.client, tab.target, "document.getElementById('btn').textContent = 'Renamed'");
+      const diff = await suite.client.call("snapshot", { target: tab.target, source, compact: true, diff: compact.snapshotId });
+      expect(diff.text).to.match(/^~ button "Renamed" \[ref=e\d+\]$/m);
+    });
+
     it("pages of maxChars are whole lines; read with cursor they have no overlap and no gap, and refs stay valid", async () => {
       const whole = await suite.client.call("snapshot", { target: tab.target, source });
       const first = await suite.client.call("snapshot", { target: tab.target, source, maxChars: 200 });
