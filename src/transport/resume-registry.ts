@@ -41,11 +41,6 @@ export class ResumeRegistry {
     return this.#settings.windowMs;
   }
 
-  /** How many sessions are away now. */
-  get awayCount(): number {
-    return this.#away.size;
-  }
-
   /** A new session of a connection that asked for resume; `binding` names the grant that made it. */
   open(options: { id: string; scope: ReadonlySet<string> | null; peer: string; binding: string }): PeerSession {
     const { windowMs: _windowMs, maxSessions: _maxSessions, ...replay } = this.#settings;
@@ -96,7 +91,6 @@ export class ResumeRegistry {
     if (!session.keepsAfter(wanted.lastSeq)) {
       const lost = { fromSeq: wanted.lastSeq + 1, toSeq: session.firstKeptSeq - 1, calls: session.lostCalls().slice(0, LOST_CALLS_MAX) };
       this.close(session, "the connection dropped and its notifications overflowed the resume buffer");
-      this.#ended.delete(wanted.id);
       return { resumed: false, session: caller.id, reason: "overflowed", lost };
     }
     return this.#takeOver(caller, session, wanted.lastSeq);
