@@ -80,7 +80,8 @@ export class DrainGate {
     return {
       running: (delta) => {
         this.#running += delta;
-        if (this.#running === 0) for (const resolve of this.#idle.splice(0)) resolve();
+        // Checked before splice(0), which would make an empty array each time the hub goes idle (after most calls).
+        if (this.#running === 0 && this.#idle.length > 0) for (const resolve of this.#idle.splice(0)) resolve();
         next?.running(delta);
       },
       answered: (method, outcome, call) => next?.answered(method, outcome, call),

@@ -35,7 +35,8 @@ export class HubDrain {
   track<S>(peer: RpcPeer<S>, ws: WebSocket): void {
     const known = peer as RpcPeer<unknown>;
     this.#peers.add(known);
-    ws.once("close", () => this.#peers.delete(known));
+    // ws emits "close" once; on() spares the wrapper once() keeps per listener, as in RpcPeer.
+    ws.on("close", () => this.#peers.delete(known));
     if (this.gate.isDraining) this.#tell(known);
   }
 

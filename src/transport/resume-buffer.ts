@@ -35,9 +35,14 @@ export class ReplayBuffer {
     while (this.#size() > this.#limits.maxMessages || (this.#bytes > this.#limits.maxBytes && this.#size() > 0)) this.#dropOldest();
   }
 
+  /** Whether the notifications after `lastSeq` are all still kept. */
+  keepsAfter(lastSeq: number): boolean {
+    return lastSeq + 1 >= this.#firstSeq;
+  }
+
   /** The notifications after `lastSeq`, oldest first; null when some of them were dropped already. */
   after(lastSeq: number): string[] | null {
-    if (lastSeq + 1 < this.#firstSeq) return null;
+    if (!this.keepsAfter(lastSeq)) return null;
     return this.#texts.slice(this.#head + Math.max(0, lastSeq + 1 - this.#firstSeq));
   }
 

@@ -41,15 +41,10 @@ export class ResumeRegistry {
     return this.#settings.windowMs;
   }
 
-  /** How many sessions are away now. */
-  get awayCount(): number {
-    return this.#away.size;
-  }
-
   /** A new session of a connection that asked for resume; `binding` names the grant that made it. */
   open(options: { id: string; scope: ReadonlySet<string> | null; peer: string; binding: string }): PeerSession {
-    const { windowMs: _windowMs, maxSessions: _maxSessions, ...replay } = this.#settings;
-    const session = new PeerSession({ ...options, replay, resume: (caller, wanted) => this.#resume(caller, wanted) });
+    // The settings are the buffer's limits too (ResumeSettings extends ReplayLimits): no copy per connection.
+    const session = new PeerSession({ ...options, replay: this.#settings, resume: (caller, wanted) => this.#resume(caller, wanted) });
     this.#sessions.set(session.id, session);
     return session;
   }
@@ -96,7 +91,6 @@ export class ResumeRegistry {
     if (!session.keepsAfter(wanted.lastSeq)) {
       const lost = { fromSeq: wanted.lastSeq + 1, toSeq: session.firstKeptSeq - 1, calls: session.lostCalls().slice(0, LOST_CALLS_MAX) };
       this.close(session, "the connection dropped and its notifications overflowed the resume buffer");
-      this.#ended.delete(wanted.id);
       return { resumed: false, session: caller.id, reason: "overflowed", lost };
     }
     return this.#takeOver(caller, session, wanted.lastSeq);

@@ -119,7 +119,7 @@ export class PeerSession {
 
   /** Whether the notifications after `lastSeq` are all still kept. */
   keepsAfter(lastSeq: number): boolean {
-    return this.#replay?.after(lastSeq) !== null;
+    return this.#replay?.keepsAfter(lastSeq) ?? true;
   }
 
   /** The ids of the calls whose answers a caller that does not resume it never gets. */
