@@ -3,9 +3,13 @@ import { HubError, isHubError } from "../errors.js";
 import type { Budget } from "../budget.js";
 import { log } from "../log.js";
 import { CDP_COMMAND_TIMEOUT_MS, type CommandOptions } from "./callback-registry.js";
+import { protocolFailureOf } from "./protocol-errors.js";
 import { isHeldWhileLoading, PendingLoads, type PendingLoad, type TabCommandOptions } from "./pending-load.js";
 import type { CdpConnection, CommandName, CommandParams, CommandResult, EventName, EventParams } from "./connection.js";
 import type { CdpSession } from "./session.js";
+
+// Chrome attaches the next document within milliseconds of refusing a command: how often it is tried again meanwhile.
+const NOT_ATTACHED_RETRY_MS = 50;
 
 /** How the hub answers JavaScript dialogs so that no call hangs on one. */
 export type DialogPolicy = "accept" | "dismiss" | "manual";
@@ -124,6 +128,25 @@ export class TabSession {
     this.lastUsedAt = Date.now();
     if (!this.#loads.awaitingServer || !isHeldWhileLoading(method)) return this.cdp.send(method, params, options);
     return this.#sendOnceLoaded(method, params, options ?? {});
+  }
+
+  /**
+   * Sends a command as send does, again every 50 ms while Chrome refuses it because the tab's frame is between two
+   * documents (a navigation committing in another process), until the budget ends.
+   */
+  async sendWhenAttached<M extends CommandName>(
+    method: M,
+    params: CommandParams<M> | undefined,
+    budget: Budget,
+  ): Promise<CommandResult<M>> {
+    for (;;) {
+      try {
+        return await this.send(method, params, { budget });
+      } catch (error) {
+        if (protocolFailureOf(error) !== "not-attached" || this.cdp.closedBy) throw error;
+      }
+      await budget.race(new Promise((resolve) => setTimeout(resolve, NOT_ATTACHED_RETRY_MS).unref()));
+    }
   }
 
   /** The main frame's navigation that has started and not committed yet, if this session saw one start. */

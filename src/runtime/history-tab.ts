@@ -5,7 +5,6 @@ import type { TabSession } from "../cdp/tab-session.js";
 import { shortUrl } from "../cdp/pending-load.js";
 import { protocolFailureOf } from "../cdp/protocol-errors.js";
 import { LIFECYCLE_NAME, loadTimedOut, untilReached, type WaitUntil } from "./navigate-tab.js";
-import { sendWhenAttached } from "./when-attached.js";
 
 /** A move in the tab's history. */
 export type HistoryStep = "back" | "forward";
@@ -15,7 +14,7 @@ export type HistoryStep = "back" | "forward";
  * INVALID_PARAMS when there is no entry that way. A load still pending is given up for it, as in a browser.
  */
 export async function goInHistory(tab: TabSession, how: { step: HistoryStep; waitUntil: WaitUntil }, budget: Budget): Promise<void> {
-  const { currentIndex, entries } = await sendWhenAttached(tab, { method: "Page.getNavigationHistory" }, budget);
+  const { currentIndex, entries } = await tab.sendWhenAttached("Page.getNavigationHistory", undefined, budget);
   const entry = entries[currentIndex + (how.step === "back" ? -1 : 1)];
   if (!entry) {
     const where = how.step === "back" ? "first" : "last";
@@ -23,13 +22,13 @@ export async function goInHistory(tab: TabSession, how: { step: HistoryStep; wai
     throw new HubError("INVALID_PARAMS", `invalid params for tabs.${how.step}: ${message}`, { errors: [{ path: "/target", message }] });
   }
   const start = (): Promise<unknown> =>
-    sendWhenAttached(tab, { method: "Page.navigateToHistoryEntry", params: { entryId: entry.id } }, budget).catch((error: unknown) => {
+    tab.sendWhenAttached("Page.navigateToHistoryEntry", { entryId: entry.id }, budget).catch((error: unknown) => {
       if (protocolFailureOf(error) !== "no-history-entry") throw error;
       // A navigation between the two commands dropped the entry (the pages after the one shown go with a new page).
       throw new HubError("PAGE_NAVIGATED", `the tab navigated before it could go ${how.step}; call tabs.${how.step} again`);
     });
   const arrived = async (): Promise<boolean> => {
-    const now = await sendWhenAttached(tab, { method: "Page.getNavigationHistory" }, budget);
+    const now = await tab.sendWhenAttached("Page.getNavigationHistory", undefined, budget);
     return now.entries[now.currentIndex]?.id === entry.id;
   };
   await followNavigation(tab, { start, arrived, url: entry.url, waitUntil: how.waitUntil }, budget);
@@ -37,8 +36,8 @@ export async function goInHistory(tab: TabSession, how: { step: HistoryStep; wai
 
 /** Reloads the tab's page (a load still pending is given up for it) and waits as navigate does. */
 export async function reloadTab(tab: TabSession, how: { waitUntil: WaitUntil }, budget: Budget): Promise<void> {
-  const { currentIndex, entries } = await sendWhenAttached(tab, { method: "Page.getNavigationHistory" }, budget);
-  const start = (): Promise<unknown> => sendWhenAttached(tab, { method: "Page.reload", params: {} }, budget);
+  const { currentIndex, entries } = await tab.sendWhenAttached("Page.getNavigationHistory", undefined, budget);
+  const start = (): Promise<unknown> => tab.sendWhenAttached("Page.reload", {}, budget);
   // A reload is never restored from the back/forward cache: an end without a commit is a failure.
   const arrived = (): Promise<boolean> => Promise.resolve(false);
   await followNavigation(tab, { start, arrived, url: entries[currentIndex]?.url ?? "the page", waitUntil: how.waitUntil }, budget);

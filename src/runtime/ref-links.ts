@@ -46,16 +46,7 @@ const NODES_OF_IDS = "(ids) => ids.map((id) => globalThis.__tabwire?.byId.get(id
  */
 async function linkWorldRefs(tab: TabSession, registry: RefRegistry, budget: Budget): Promise<void> {
   if (!registry.hasWorldOnly) return;
-  await Promise.all(
-    [...byWorld(registry.worldOnly())].map(async ([, addresses]) => {
-      const ids = await backendNodeIds(tab, addresses, budget);
-      addresses.forEach((address, index) => {
-        const id = ids[index];
-        if (id === undefined || id === null) registry.forget(address);
-        else registry.link(address, id);
-      });
-    }),
-  );
+  await linkByWorld(tab, { registry, addresses: registry.worldOnly(), forgetGone: true }, budget);
 }
 
 /**
@@ -70,12 +61,23 @@ export async function linkNewWorldNodes(
 ): Promise<void> {
   const { registry, addresses } = nodes;
   if (!registry.hasBackendOnly || addresses.length === 0) return;
+  await linkByWorld(tab, { registry, addresses, forgetGone: false }, budget);
+}
+
+/** Links each node of `addresses` to its backendNodeId, one call per world; `forgetGone` forgets those whose node is gone. */
+async function linkByWorld(
+  tab: TabSession,
+  nodes: { registry: RefRegistry; addresses: readonly WorldAddress[]; forgetGone: boolean },
+  budget: Budget,
+): Promise<void> {
+  const { registry, forgetGone } = nodes;
   await Promise.all(
-    [...byWorld(addresses)].map(async ([, group]) => {
+    [...byWorld(nodes.addresses)].map(async ([, group]) => {
       const ids = await backendNodeIds(tab, group, budget);
       group.forEach((address, index) => {
         const id = ids[index];
         if (typeof id === "number") registry.link(address, id);
+        else if (forgetGone) registry.forget(address);
       });
     }),
   );
