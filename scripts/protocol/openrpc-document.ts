@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { McpEntry } from "../../src/mcp/tools.js";
 import type { Schema } from "./schema-to-ts.js";
 
 /** A method's param as the OpenRPC document lists it. */
@@ -25,16 +26,8 @@ export interface DocMethod {
   result: { name: string; schema: Schema };
   errors?: { $ref: string }[];
   examples?: DocExample[];
-  /** How the method is offered as an MCP tool, with its texts for a model (src/mcp/tools.ts); absent: it is not one. */
-  "x-mcp"?: {
-    readOnly: boolean;
-    destructive?: boolean;
-    title: string;
-    description: string;
-    params?: Record<string, string>;
-    hide?: string[];
-    cap?: string;
-  };
+  /** How the method is offered as an MCP tool, with its texts for a model; absent: it is not one. */
+  "x-mcp"?: McpEntry;
 }
 
 /** One notification the hub sends, from the document's `x-notifications`. */

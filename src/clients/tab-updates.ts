@@ -12,10 +12,8 @@ interface TabState {
   sent: string;
   /** The newest values Chrome reported. */
   latest: Shown;
-  /** Running while a tab.updated went out less than the interval ago. */
+  /** Running while a tab.updated went out less than the interval ago; a change that came meanwhile goes out when it ends. */
   timer: NodeJS.Timeout | null;
-  /** A change came while the timer ran: it goes out when the timer ends. */
-  pending: boolean;
 }
 
 /**
@@ -36,16 +34,15 @@ export class TabUpdates {
   /** A tab appeared with these values (its tab.opened says them). */
   opened(tabId: string, shown: Shown): void {
     this.forget(tabId);
-    this.#tabs.set(tabId, { sent: keyOf(shown), latest: shown, timer: null, pending: false });
+    this.#tabs.set(tabId, { sent: keyOf(shown), latest: shown, timer: null });
   }
 
   /** Chrome reported new values of a tab. */
   changed(tabId: string, shown: Shown): void {
     let state = this.#tabs.get(tabId);
-    if (!state) this.#tabs.set(tabId, (state = { sent: "", latest: shown, timer: null, pending: false }));
+    if (!state) this.#tabs.set(tabId, (state = { sent: "", latest: shown, timer: null }));
     state.latest = { url: shown.url, title: shown.title };
-    if (state.timer) state.pending = true;
-    else this.#flush(tabId, state);
+    if (!state.timer) this.#flush(tabId, state);
   }
 
   /** The tab went: nothing more is sent of it. */
@@ -61,13 +58,12 @@ export class TabUpdates {
   }
 
   #flush(tabId: string, state: TabState): void {
-    state.pending = false;
     const key = keyOf(state.latest);
     if (key === state.sent) return;
     state.sent = key;
     state.timer = setTimeout(() => {
       state.timer = null;
-      if (state.pending && this.#tabs.get(tabId) === state) this.#flush(tabId, state);
+      if (this.#tabs.get(tabId) === state) this.#flush(tabId, state);
     }, this.#intervalMs);
     state.timer.unref();
     this.#send(tabId);

@@ -2,6 +2,7 @@ import type { Browser } from "../cdp/browser.js";
 import { newId } from "../ids.js";
 import type { ConnectionState } from "../rpc/method.js";
 import { requestSummary, type NetworkEntry, type NetworkLog, type RequestSummary } from "./network-log.js";
+import { Subscriptions } from "./subscriptions.js";
 
 /** The changes that come within this long of a notification go out together in the next one. */
 const FLUSH_INTERVAL_MS = 100;
@@ -18,7 +19,6 @@ interface Subscription {
   missed: number;
   /** Running while a notification went out less than FLUSH_INTERVAL_MS ago. */
   timer: NodeJS.Timeout | null;
-  stopWatchingConnection: () => void;
 }
 
 /**
@@ -27,58 +27,40 @@ interface Subscription {
  * too slowly has at most PENDING_MAX requests waiting for it, so it costs bounded memory and never slows the others.
  */
 export class NetworkStream {
-  #byTab = new Map<string, Set<Subscription>>();
-  #byId = new Map<string, Subscription>();
-  #perConnection = new WeakMap<ConnectionState, number>();
+  #subscriptions = new Subscriptions<Subscription>((subscription) => {
+    if (subscription.timer) clearTimeout(subscription.timer);
+  });
 
   constructor(log: NetworkLog, browser: Browser) {
     log.onChange((tabId, entry) => this.#changed(tabId, entry));
-    browser.onPageGone((tabId) => this.#dropTab(tabId));
+    browser.onPageGone((tabId) => this.#subscriptions.dropTab(tabId));
   }
 
   /** Starts streaming a tab's requests to a connection; ends when it unsubscribes, closes, or the tab goes. */
   subscribe(connection: ConnectionState, tab: { tabId: string; target: string }): string {
-    const subscription: Subscription = {
-      id: newId(),
-      ...tab,
-      connection,
-      pending: new Map(),
-      missed: 0,
-      timer: null,
-      stopWatchingConnection: () => {},
-    };
-    this.#byId.set(subscription.id, subscription);
-    this.#perConnection.set(connection, this.countOf(connection) + 1);
-    let subscriptions = this.#byTab.get(tab.tabId);
-    if (!subscriptions) this.#byTab.set(tab.tabId, (subscriptions = new Set()));
-    subscriptions.add(subscription);
-    const onClosed = (): void => void this.unsubscribe(connection, subscription.id);
-    connection.closed.addEventListener("abort", onClosed, { once: true });
-    subscription.stopWatchingConnection = () => connection.closed.removeEventListener("abort", onClosed);
+    const subscription: Subscription = { id: newId(), ...tab, connection, pending: new Map(), missed: 0, timer: null };
+    this.#subscriptions.add(subscription);
     return subscription.id;
   }
 
   /** How many network subscriptions a connection holds. */
   countOf(connection: ConnectionState): number {
-    return this.#perConnection.get(connection) ?? 0;
+    return this.#subscriptions.countOf(connection);
   }
 
   /** Ends one of the connection's subscriptions; false when it has none with that id. */
   unsubscribe(connection: ConnectionState, subscriptionId: string): boolean {
-    const subscription = this.#byId.get(subscriptionId);
-    if (!subscription || subscription.connection !== connection) return false;
-    this.#remove(subscription);
-    return true;
+    return this.#subscriptions.unsubscribe(connection, subscriptionId);
   }
 
   /** How many subscriptions are live (for tests and metrics). */
   get size(): number {
-    return this.#byId.size;
+    return this.#subscriptions.size;
   }
 
   #changed(tabId: string, entry: NetworkEntry): void {
-    const subscriptions = this.#byTab.get(tabId);
-    if (!subscriptions) return;
+    const subscriptions = this.#subscriptions.ofTab(tabId);
+    if (subscriptions.size === 0) return;
     const summary = requestSummary(entry);
     for (const subscription of subscriptions) {
       const { pending } = subscription;
@@ -106,19 +88,5 @@ export class NetworkStream {
       subscription.timer = null;
       this.#flush(subscription);
     }, FLUSH_INTERVAL_MS);
-  }
-
-  #dropTab(tabId: string): void {
-    for (const subscription of this.#byTab.get(tabId) ?? []) this.#remove(subscription);
-  }
-
-  #remove(subscription: Subscription): void {
-    if (subscription.timer) clearTimeout(subscription.timer);
-    subscription.stopWatchingConnection();
-    this.#byId.delete(subscription.id);
-    this.#perConnection.set(subscription.connection, this.countOf(subscription.connection) - 1);
-    const subscriptions = this.#byTab.get(subscription.tabId);
-    subscriptions?.delete(subscription);
-    if (subscriptions?.size === 0) this.#byTab.delete(subscription.tabId);
   }
 }
