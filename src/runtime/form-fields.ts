@@ -41,20 +41,22 @@ const PREPARE_FILL = `function (value) {
   return "a " + tag.toLowerCase() + " element takes no text";
 }`;
 
-// Runs on a select: selects the options named by value (else label); answers the values selected or why not.
+// Runs on a select: selects the options named by value (else label); answers the values selected or why not. A ref
+// may name a text node (a snapshot's StaticText): its element is the one that is not a select.
 const SELECT_OPTIONS = `function (values) {
-  if (this.tagName !== "SELECT") return { error: "the element is a " + this.tagName.toLowerCase() + ", not a select" };
-  const options = [...this.options];
+  const el = this.nodeType === Node.TEXT_NODE ? this.parentElement : this;
+  if (el.tagName !== "SELECT") return { error: "the element is a " + el.tagName.toLowerCase() + ", not a select" };
+  const options = [...el.options];
   const picked = [];
   for (const value of values) {
     const option = options.find((o) => o.value === value) || options.find((o) => o.label === value);
     if (!option) return { error: "no option of the select has the value or label " + JSON.stringify(value) };
     picked.push(option);
   }
-  if (!this.multiple && picked.length > 1) return { error: "the select takes one value, not " + picked.length };
+  if (!el.multiple && picked.length > 1) return { error: "the select takes one value, not " + picked.length };
   for (const option of options) option.selected = picked.includes(option);
-  this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-  this.dispatchEvent(new Event("change", { bubbles: true }));
+  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
   return { selected: options.filter((o) => o.selected).map((o) => o.value) };
 }`;
 

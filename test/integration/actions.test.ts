@@ -209,6 +209,20 @@ describe("actions: trusted input, actionability and waits (real hub, real Chromi
     ]);
   });
 
+  it("select on the ref of a label's text (a snapshot's StaticText) is INVALID_PARAMS naming the label, and selects nothing", async () => {
+    // A ref may name a text node: the fuzz run found this answered INTERNAL_ERROR, the page function reading a text
+    // node's tagName.
+    const { text } = await client.call("snapshot", { target: tab.target });
+    const ref = /StaticText "Plan ?" \[ref=(e\d+)\]/.exec(text)?.[1];
+    expect(ref, text).to.be.a("string");
+    const error = await failureOf(client.call("select", { target: tab.target, ref: ref as string, values: ["pro"] }));
+    expect([nameOf(error), error.message]).to.deep.equal([
+      "INVALID_PARAMS",
+      "invalid params for select: the element is a label, not a select",
+    ]);
+    expect(await read<string>("document.getElementById('plan').value")).to.equal("free");
+  });
+
   it("scroll turns the wheel, and brings an element into view", async () => {
     await client.call("scroll", { target: tab.target, deltaY: 600 });
     // The wheel scrolls as a user's does, animated: scroll answers once the wheel turned, not when the page came to rest.
