@@ -38,6 +38,8 @@ export interface Notifications {
     requests: NetworkRequest[];
     /** Changed requests left out because more than 100 waited for a connection that read too slowly (network.list has them). */
     missed?: number;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A tab opened for a client the connection may see. */
   "tab.opened": {
@@ -56,6 +58,8 @@ export interface Notifications {
     url: string;
     /** The page's title (Chrome gives the URL while the page has none). */
     title: string;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
   /** A tab went: to the `tabs` topic and to every connection subscribed to the tab's console (once per connection); its subscriptions end. */
   "tab.closed": {
@@ -201,6 +205,8 @@ export interface Notifications {
     deadline: number;
     /** How long until `deadline`, in ms, when the notification was sent (DRAIN_TIMEOUT_MS at the start of the drain). */
     timeoutMs: number;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
   };
 }
 

@@ -13,7 +13,7 @@ const TOKEN_A = "env-token-alpha";
 const TOKEN_B = "env-token-beta";
 const KEY_B = "env-agent-key-beta";
 
-describe("network, cookies, state, downloads, emulation and pdf are per client: another client's token, an agent with another key, a stranger (real hub)", function () {
+describe("network, cookies, state, downloads, emulation, pdf and history moves are per client: another client's token, an agent with another key, a stranger (real hub)", function () {
   this.timeout(60_000);
   let hub: Hub;
   let site: FixtureServer;
@@ -145,6 +145,32 @@ describe("network, cookies, state, downloads, emulation and pdf are per client: 
       await agent.close();
       await closeTab(beta, betaTab.target);
       await alpha.call("network.unsubscribe", { subscriptionId }).catch(() => undefined);
+    }
+  });
+
+  it("tabs.back, tabs.forward, tabs.reload and tabs.stop: a scoped token of another client and an agent whose key reaches another client get TARGET_NOT_FOUND, and alpha's tab stays on its page", async () => {
+    const agent = await TestAgent.connect({ url: `${hub.url}/agent?token=${KEY_B}`, clientId: "beta:mover" });
+    const shown = async (): Promise<unknown> =>
+      (await evaluate(alpha, tab.target, "location.href + ' ' + history.length + ' ' + (window.__kept ?? 'reloaded')")).value;
+    try {
+      expect(await agent.registration()).to.include({ status: "accepted" });
+      await evaluate(alpha, tab.target, "window.__kept = 'kept'");
+      const before = await shown();
+      expect(before).to.equal(`${site.url("index.html")} 3 kept`);
+      for (const method of ["tabs.back", "tabs.reload", "tabs.forward", "tabs.stop"]) {
+        for (const [who, client] of [["token", beta] as const, ["agent", agent] as const]) {
+          const refused = await client.call(method, { target: tab.target }).then(
+            () => ({ code: undefined, message: "" }),
+            (error: { code?: number; message: string }) => error,
+          );
+          expect(refused.code, `${who} ${method}`).to.equal(ErrorCode.TARGET_NOT_FOUND);
+          expect(refused.message, `${who} ${method}`).to.equal(`no tab ${tab.target}; list tabs with tabs.list`);
+        }
+      }
+      // Neither moved nor reloaded it: the page's own state is still there.
+      expect(await shown()).to.equal(before);
+    } finally {
+      await agent.close();
     }
   });
 

@@ -2,7 +2,9 @@ import { expect } from "chai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Hub } from "../../src/hub.js";
+import { TestAgent } from "../fixtures/wire-agent.js";
 import { collect } from "../support/collect.js";
+import { eventually } from "../support/eventually.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { result } from "../support/mcp-tools.js";
 import type { TestRpcClient } from "../support/rpc-client.js";
@@ -12,6 +14,7 @@ import { connect, startTestHub } from "../support/test-hub.js";
 const FULL = "tab-updated-full-token";
 const TOKEN_A = "tab-updated-token-alpha";
 const TOKEN_B = "tab-updated-token-beta";
+const KEY_B = "tab-updated-agent-key-beta";
 
 interface TabUpdated {
   target: string;
@@ -30,7 +33,12 @@ describe("tab.updated: a tab's new title and URL reach the subscribers that may 
 
   before(async () => {
     site = await startFixtureServer();
-    hub = await startTestHub({ HUB_TOKEN: FULL, HUB_TOKENS: `${TOKEN_A}:alpha,${TOKEN_B}:beta`, AUTH_KEY: "tab-updated-agent-key" });
+    hub = await startTestHub({
+      HUB_TOKEN: FULL,
+      HUB_TOKENS: `${TOKEN_A}:alpha,${TOKEN_B}:beta`,
+      AUTH_KEY: "tab-updated-agent-key",
+      AGENT_KEYS: `${KEY_B}:beta`,
+    });
     [alpha, beta] = await Promise.all([connect(hub, { token: TOKEN_A }), connect(hub, { token: TOKEN_B })]);
     await Promise.all([alpha.call("events.subscribe", { topics: ["tabs"] }), beta.call("events.subscribe", { topics: ["tabs"] })]);
   });
@@ -65,6 +73,29 @@ describe("tab.updated: a tab's new title and URL reach the subscribers that may 
       await closeTab(beta, betaTab.target);
       expect(heardByBeta.filter((update) => (update as TabUpdated).clientId !== "beta")).to.deep.equal([]);
     } finally {
+      await closeTab(alpha, tab.target);
+    }
+  });
+
+  it("an agent whose key reaches another client hears none of alpha's tab.updated, only its own client's", async () => {
+    const agent = await TestAgent.connect({ url: `${hub.url}/agent?token=${KEY_B}`, clientId: "beta:listener" });
+    const tab = await openTab(alpha, site.url("index.html"));
+    try {
+      expect(await agent.registration()).to.include({ status: "accepted" });
+      await agent.call("events.subscribe", { topics: ["tabs"] });
+      const renamed = collect<TabUpdated>(alpha, "tab.updated", (all) => all.some((event) => event.title === "alpha-secret"));
+      await evaluate(alpha, tab.target, "document.title = 'alpha-secret'; history.pushState({}, '', '/alpha-secret')");
+      await renamed;
+      // The agent's own client is the control: once its tab's update arrives, alpha's would have come before it.
+      const betaTab = await openTab(beta, "data:text/html,<title>beta one</title>");
+      await evaluate(beta, betaTab.target, "document.title = 'beta two'");
+      const heard = (): TabUpdated[] =>
+        agent.frames.filter((frame) => frame.method === "tab.updated").map((frame) => frame.params as TabUpdated);
+      await eventually(async () => heard().some((update) => update.title === "beta two"), 30_000, "beta's own tab.updated at its agent");
+      await closeTab(beta, betaTab.target);
+      expect(heard().filter((update) => update.clientId !== "beta" || JSON.stringify(update).includes("alpha-secret"))).to.deep.equal([]);
+    } finally {
+      await agent.close();
       await closeTab(alpha, tab.target);
     }
   });
