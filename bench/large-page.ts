@@ -25,9 +25,53 @@ export function largePageHtml(): string {
 </body></html>`;
 }
 
+/**
+ * A generated page of about 2,900 elements as sites of text are made: a header with a logo link, a menu of 8 x 6
+ * links and a search form, a side list of 60 links, 85 articles (a heading that is a link, a byline, a paragraph with
+ * a link and strong words, a list, two buttons and a link, each in a few wrapping divs and spans) and a footer.
+ */
+export function articlePageHtml(): string {
+  const menu = Array.from(
+    { length: 8 },
+    (_, i) =>
+      `<li><a href="/m${i}"><span class="icon"></span><span>Menu ${i}</span></a><ul>${Array.from({ length: 6 }, (_, j) => `<li><a href="/m${i}/${j}">Sub item ${i}.${j}</a></li>`).join("")}</ul></li>`,
+  ).join("");
+  const side = Array.from({ length: 60 }, (_, i) => `<li><div><a href="#a${i}"><span>Article ${i}</span></a></div></li>`).join("");
+  const articles = Array.from(
+    { length: 85 },
+    (
+      _,
+      a,
+    ) => `<article id="a${a}"><div class="card"><div class="card-head"><h2><a href="#a${a}">Article ${a}: <em>how</em> things work</a></h2>
+<div class="meta"><span>By <a href="/u${a}">Author ${a}</a></span> <time>2026-01-${(a % 28) + 1}</time></div></div>
+<div class="card-body"><p>This is the first paragraph of article ${a}, with a <a href="/l${a}">link inside</a> and some <strong>strong words</strong> to read.</p>
+<p>Second paragraph ${a} goes on about the topic at some length so that it reads like prose.</p>
+<ul><li>Point one of ${a}</li><li>Point two with <code>code()</code></li><li><a href="/p${a}">Point three link</a></li></ul></div>
+<div class="card-foot"><button type="button"><span class="icon"></span><span>Like</span></button><button type="button" aria-label="Share article ${a}"><span class="icon"></span></button><a class="btn" href="/r${a}"><span>Read more</span></a></div></div></article>`,
+  ).join("");
+  const footer = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `<div><h3>Footer ${i}</h3><ul>${Array.from({ length: 8 }, (_, j) => `<li><a href="/f${i}/${j}">Footer link ${i}.${j}</a></li>`).join("")}</ul></div>`,
+  ).join("");
+  return `<!doctype html><html><head><meta charset="utf-8"><title>Articles</title></head><body>
+<header><a href="/"><img src="data:," alt="Acme"> <span>Acme Docs</span></a><nav aria-label="Main"><ul>${menu}</ul></nav>
+<form role="search"><input type="search" aria-label="Search"><button><svg width="10" height="10"></svg><span>Search</span></button></form></header>
+<div class="layout"><aside><div><div><ul>${side}</ul></div></div></aside><main>${articles}</main></div>
+<footer><div><div>${footer}</div><p>© 2026 Acme</p></div></footer></body></html>`;
+}
+
 /** Serves the large page on a free loopback port. */
-export async function serveLargePage(): Promise<{ url: string; close: () => Promise<void> }> {
-  const html = largePageHtml();
+export function serveLargePage(): Promise<{ url: string; close: () => Promise<void> }> {
+  return servePage(largePageHtml(), "large.html");
+}
+
+/** Serves the article page on a free loopback port. */
+export function serveArticlePage(): Promise<{ url: string; close: () => Promise<void> }> {
+  return servePage(articlePageHtml(), "articles.html");
+}
+
+async function servePage(html: string, name: string): Promise<{ url: string; close: () => Promise<void> }> {
   const server = http.createServer((_request, response) => {
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     response.end(html);
@@ -40,5 +84,5 @@ export async function serveLargePage(): Promise<{ url: string; close: () => Prom
       server.close(() => resolve());
       server.closeAllConnections();
     });
-  return { url: `http://127.0.0.1:${port}/large.html`, close };
+  return { url: `http://127.0.0.1:${port}/${name}`, close };
 }

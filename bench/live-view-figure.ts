@@ -13,12 +13,17 @@ const ANIMATED_PAGE = `data:text/html,${encodeURIComponent(
 )}`;
 const FPS_WINDOW_MS = 5_000;
 const CHANGES = 15;
+// New clients opened while the overview is shown, one tab each.
+const NEW_CLIENTS = 15;
+// How long the overview may take to show a new client before the step fails (the goal is 300 ms).
+const SHOWN_DEADLINE_MS = 10_000;
 const VIEW = { format: "jpeg", quality: 60, maxWidth: 1280, maxHeight: 800 } as const;
 
 /**
  * The dashboard's live view, in a browser of its own (the bench's second Chromium) against the hub: frames drawn a second
  * while the page animates, and the time from a page change (sent through the hub) to the frame drawn on the viewer's
- * canvas, against a raw CDP screencast of the same tab on the bench's own socket (change sent, frame received).
+ * canvas, against a raw CDP screencast of the same tab on the bench's own socket (change sent, frame received); then
+ * the overview: the time from tabs.open of a new client over /rpc to its client and tab shown there.
  */
 export async function liveViewFigures(context: BenchContext, hubUrl: string): Promise<Figure[]> {
   const { hub } = context;
@@ -44,6 +49,7 @@ export async function liveViewFigures(context: BenchContext, hubUrl: string): Pr
       count: () => drawnFrames(page),
     });
     const hubLatency = median(latencies);
+    const shown = await newClientLatencies(context, page, hubUrl);
     return [
       {
         name: "dashboard live view: frames drawn a second on the viewer's canvas while the page animates (raw CDP screencast, acknowledged at once)",
@@ -64,6 +70,16 @@ export async function liveViewFigures(context: BenchContext, hubUrl: string): Pr
         alternative: raw.latency,
         ratio: hubLatency / raw.latency,
       },
+      {
+        name: `dashboard overview: tabs.open of a new client over /rpc to its client and tab shown on the overview, measured in the viewer's page (median of ${NEW_CLIENTS})`,
+        label: "overview: new client shown",
+        unit: "ms",
+        goal: "<= 300",
+        hub: median(shown),
+        alternative: Number.NaN,
+        // The goal is on the figure itself.
+        ratio: median(shown),
+      },
     ];
   } finally {
     await browser.disconnect();
@@ -71,6 +87,55 @@ export async function liveViewFigures(context: BenchContext, hubUrl: string): Pr
     await hub.send({ jsonrpc: "2.0", method: "tabs.close", params: { target } });
   }
 }
+
+/**
+ * For each of NEW_CLIENTS new clients: the time from sending tabs.open (the bench's clock) to the moment the overview in
+ * the viewer's page shows the client's section with the tab's card (the page's clock, the same machine's), a
+ * MutationObserver's word; the tabs are closed after.
+ */
+async function newClientLatencies(context: BenchContext, page: Page, hubUrl: string): Promise<number[]> {
+  await page.goto(`${hubUrl.replace(/^ws/, "http")}/ui#/`);
+  await page.waitForSelector("[data-client]", { timeout: 30_000 });
+  const run = Date.now().toString(36);
+  const latencies: number[] = [];
+  const targets: string[] = [];
+  try {
+    for (let i = 0; i < NEW_CLIENTS; i++) {
+      const clientId = `overview-${run}-${i}`;
+      await page.evaluate(`(${WATCH_FOR_CLIENT})(${JSON.stringify(clientId)}, ${SHOWN_DEADLINE_MS})`);
+      const sentAt = Date.now();
+      const opened = (await answered(
+        context.hub.send({ jsonrpc: "2.0", method: "tabs.open", params: { clientId, url: "about:blank" } }),
+      )) as { result: { target: string } };
+      targets.push(opened.result.target);
+      const shownAt = (await page.evaluate("window.benchShown")) as number;
+      latencies.push(shownAt - sentAt);
+    }
+    return latencies;
+  } finally {
+    for (const target of targets) await context.hub.send({ jsonrpc: "2.0", method: "tabs.close", params: { target } });
+  }
+}
+
+// In the viewer's page: window.benchShown resolves with the time the client's section first has a tab card, or
+// rejects when it has none by the deadline.
+const WATCH_FOR_CLIENT = `(clientId, deadlineMs) => {
+  const shown = () => document.querySelector('[data-client="' + clientId + '"] [data-tab]') !== null;
+  window.benchShown = new Promise((resolve, reject) => {
+    if (shown()) return resolve(Date.now());
+    const observer = new MutationObserver(() => {
+      if (!shown()) return;
+      observer.disconnect();
+      clearTimeout(timer);
+      resolve(Date.now());
+    });
+    const timer = setTimeout(() => {
+      observer.disconnect();
+      reject(new Error("the overview did not show client " + clientId + " within " + deadlineMs + " ms"));
+    }, deadlineMs);
+    observer.observe(document.body, { childList: true, subtree: true });
+  });
+}`;
 
 async function drawnFrames(page: Page): Promise<{ frames: number; at: number }> {
   return page.$eval("#live", (canvas) => ({ frames: Number(canvas.getAttribute("data-frames")), at: Date.now() }));

@@ -7,8 +7,8 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { answered } from "./compare.js";
 import type { Figure } from "./figure.js";
-import { serveLargePage } from "./large-page.js";
-import { connectChromeDevtoolsMcp, connectMcp, newChromeDevtoolsPage, toolText as call } from "./mcp-peers.js";
+import { serveArticlePage, serveLargePage } from "./large-page.js";
+import { connectChromeDevtoolsMcp, connectMcp, newChromeDevtoolsPage, toolsListChars, toolText as call } from "./mcp-peers.js";
 import { median } from "./stats.js";
 import { WsCaller } from "./ws-caller.js";
 
@@ -21,15 +21,18 @@ type Step = (typeof STEPS)[number];
 
 interface Snapshot {
   text: string;
-  defaultChars: number;
+  /** What the agent read to see the whole page: every page's answer when the server pages its snapshot. */
+  readChars: number;
 }
 
 /** One MCP server as an agent drives it: the five steps, each one or two tool calls. */
 interface McpAgent {
   /** Loads the page in the agent's tab: the first time in a new tab, then by navigating that tab, as agents do. */
   open(url: string): Promise<void>;
-  /** The whole snapshot text, and the size of the answer the server gives by default (the first page, when paged). */
+  /** The whole snapshot text, and the characters the agent read to get it (every page, when the server pages it). */
   snapshot(): Promise<Snapshot>;
+  /** The characters of the server's `tools/list` answer (its JSON), what a model reads before its first call. */
+  toolsListChars(): Promise<number>;
   /** Clicks the page's "Click target" button by the ref the last snapshot gave it. */
   click(snapshot: string): Promise<void>;
   screenshot(): Promise<void>;
@@ -39,7 +42,8 @@ interface McpAgent {
 /**
  * The same agent step sequence (load a page, snapshot, click a ref, snapshot again, screenshot) through tabwire's MCP
  * front (Streamable HTTP), `@playwright/mcp` and `chrome-devtools-mcp` (stdio, both on the bench's Chromium), rounds
- * interleaved on the generated 5,000-element page: the median time of each step, and the size of each default snapshot.
+ * interleaved on the generated 5,000-element page: the median time of each step, the size of each default snapshot (all of
+ * its pages) there and on the 2,900-element article page, and of each server's tools/list.
  * The warm-up round opens each agent's tab; the measured rounds load the page into it again.
  */
 export async function mcpFigures(cdpUrl: string, hubUrl: string): Promise<Figure[]> {
@@ -54,7 +58,9 @@ export async function mcpFigures(cdpUrl: string, hubUrl: string): Promise<Figure
     const times: Record<string, Record<Step, number[]>> = {};
     const floorTimes: Record<FloorStep, number[]> = { "load the page": [], screenshot: [] };
     const sizes: Record<string, number> = {};
+    const toolsLists: Record<string, number> = {};
     const names = Object.keys(agents);
+    for (const name of names) toolsLists[name] = await agents[name]!.toolsListChars();
     for (const name of names) times[name] = Object.fromEntries(STEPS.map((step) => [step, []])) as unknown as Record<Step, number[]>;
     // A warm-up round first, then rounds with the order of the agents rotated.
     for (let round = -1; round < ROUNDS; round++) {
@@ -67,7 +73,13 @@ export async function mcpFigures(cdpUrl: string, hubUrl: string): Promise<Figure
       const measured = await floor.run(page.url);
       if (round >= 0) for (const step of FLOOR_STEPS) floorTimes[step].push(measured[step]);
     }
-    return figures(times, floorTimes, sizes);
+    const articleSizes = await articleSnapshotSizes(agents);
+    return [
+      ...figures(times, floorTimes),
+      sizeFigure("snapshot", sizes),
+      sizeFigure("article snapshot", articleSizes),
+      sizeFigure("tools/list", toolsLists),
+    ];
   } finally {
     for (const agent of Object.values(agents)) await agent.close().catch(() => undefined);
     await floor.close();
@@ -88,14 +100,10 @@ async function runSequence(agent: McpAgent, url: string): Promise<{ ms: Record<S
   await timed("click a ref", () => agent.click(first.text));
   await timed("snapshot again", () => agent.snapshot());
   await timed("screenshot", () => agent.screenshot());
-  return { ms, snapshotChars: first.defaultChars };
+  return { ms, snapshotChars: first.readChars };
 }
 
-function figures(
-  times: Record<string, Record<Step, number[]>>,
-  floorTimes: Record<FloorStep, number[]>,
-  sizes: Record<string, number>,
-): Figure[] {
+function figures(times: Record<string, Record<Step, number[]>>, floorTimes: Record<FloorStep, number[]>): Figure[] {
   const med = (name: string, step: Step): number => median(times[name]![step]);
   const rows: Figure[] = STEPS.map((step) => {
     const hub = med("tabwire", step);
@@ -113,17 +121,45 @@ function figures(
       goal: "<= 0.7",
     };
   });
-  const smaller = Math.min(sizes.playwrightMcp!, sizes.chromeDevtoolsMcp!);
-  rows.push({
-    name: `MCP default snapshot text: tabwire / the smaller of @playwright/mcp (${sizes.playwrightMcp} chars) and chrome-devtools-mcp (${sizes.chromeDevtoolsMcp} chars)`,
-    label: "MCP snapshot size vs the smaller peer",
-    unit: "chars",
-    hub: sizes.tabwire!,
-    alternative: smaller,
-    ratio: sizes.tabwire! / smaller,
-    goal: "<= 1.0",
-  });
   return rows;
+}
+
+/** Each agent's default snapshot of the article page, every page read: a page of text and links, not of tables and forms. */
+async function articleSnapshotSizes(agents: Record<string, McpAgent>): Promise<Record<string, number>> {
+  const page = await serveArticlePage();
+  try {
+    const sizes: Record<string, number> = {};
+    for (const [name, agent] of Object.entries(agents)) {
+      await agent.open(page.url);
+      sizes[name] = (await agent.snapshot()).readChars;
+    }
+    return sizes;
+  } finally {
+    await page.close();
+  }
+}
+
+/**
+ * A size in characters a model reads, tabwire's against the smaller peer's: the default snapshot with every page read
+ * (the cursor followed), or the tools/list answer. The name gives the ratio to each peer.
+ */
+function sizeFigure(what: "snapshot" | "article snapshot" | "tools/list", sizes: Record<string, number>): Figure {
+  const [hub, playwright, devtools] = [sizes.tabwire!, sizes.playwrightMcp!, sizes.chromeDevtoolsMcp!];
+  const whose = {
+    snapshot: "default snapshot text of the 5,000-element page, every page read",
+    "article snapshot": "default snapshot text of a 2,900-element page of articles, every page read",
+    "tools/list": "tools/list answer",
+  }[what];
+  const each = `${(hub / playwright).toFixed(2)}x @playwright/mcp's ${playwright} chars, ${(hub / devtools).toFixed(2)}x chrome-devtools-mcp's ${devtools} chars`;
+  return {
+    name: `MCP ${whose}: tabwire / the smaller peer's (${each})`,
+    label: `MCP ${what} size vs the smaller peer`,
+    unit: "chars",
+    hub,
+    alternative: Math.min(playwright, devtools),
+    ratio: hub / Math.min(playwright, devtools),
+    goal: "<= 1.0",
+  };
 }
 
 async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
@@ -136,14 +172,15 @@ async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
       else target = (JSON.parse(await call(client, "tabs_open", { url })) as { target: string }).target;
     },
     // The default answer is a page of the snapshot: the agent reads on with the cursor each page names, as a model
-    // looking for a button further down would; the step's time includes every page, its size figure is the first.
+    // looking for a button further down would; the step's time and its size figure count every page.
     snapshot: async () => {
       const pages = [await call(client, "snapshot", { target })];
       for (let cursor = cursorIn(pages.at(-1)!); cursor; cursor = cursorIn(pages.at(-1)!)) {
         pages.push(await call(client, "snapshot", { target, cursor }));
       }
-      return { text: pages.join("\n"), defaultChars: pages[0]!.length };
+      return { text: pages.join("\n"), readChars: pages.reduce((sum, page) => sum + page.length, 0) };
     },
+    toolsListChars: () => toolsListChars(client),
     click: async (snapshot) => void (await call(client, "click", { target, ref: refIn(snapshot, /button "Click target" \[ref=(e\d+)\]/) })),
     screenshot: async () => void (await call(client, "screenshot", { target })),
     // Ends the session on the hub (DELETE), and its tab with it, rather than leaving it to MCP_SESSION_IDLE_MS.
@@ -168,6 +205,7 @@ async function playwrightMcpAgent(cdpUrl: string): Promise<McpAgent> {
   return {
     open: async (url) => void (await call(client, "browser_navigate", { url })),
     snapshot: async () => whole(await call(client, "browser_snapshot", {})),
+    toolsListChars: () => toolsListChars(client),
     click: async (snapshot) =>
       void (await call(client, "browser_click", {
         element: "Click target button",
@@ -190,6 +228,7 @@ async function chromeDevtoolsMcpAgent(cdpUrl: string): Promise<McpAgent> {
       else pageId = await newChromeDevtoolsPage(client, url);
     },
     snapshot: async () => whole(await call(client, "take_snapshot", { pageId })),
+    toolsListChars: () => toolsListChars(client),
     click: async (snapshot) => void (await call(client, "click", { pageId, uid: refIn(snapshot, /uid=(\S+) button "Click target"/) })),
     screenshot: async () => void (await call(client, "take_screenshot", { pageId })),
     close: () => client.close(),
@@ -265,7 +304,7 @@ class RawCdpFloor {
 }
 
 function whole(text: string): Snapshot {
-  return { text, defaultChars: text.length };
+  return { text, readChars: text.length };
 }
 
 function cursorIn(page: string): string | undefined {

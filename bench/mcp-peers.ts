@@ -44,3 +44,15 @@ export async function toolText(client: Client, name: string, args: Record<string
   if (isError) throw new Error(`${name} answered an error: ${text.slice(0, 300)}`);
   return text;
 }
+
+/** The characters of a server's tools/list answer as JSON (every page of it, when the server pages it). */
+export async function toolsListChars(client: Client): Promise<number> {
+  const tools = [];
+  let cursor: string | undefined;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return JSON.stringify({ tools }).length;
+}

@@ -12,6 +12,7 @@ import { clusterFigure } from "./cluster-figure.js";
 import { connectPerCommandFigure } from "./connect-per-command-figure.js";
 import { consoleFigures } from "./console-figure.js";
 import { contextFigures } from "./contexts-figure.js";
+import { engineFigure } from "./engine-figure.js";
 import { evaluateFigure } from "./evaluate-figure.js";
 import { goalBound, isGoalMet, type Figure } from "./figure.js";
 import { hubStderrReport, startHubProcess, type HubProcess } from "./load.js";
@@ -19,6 +20,7 @@ import { asTableRows, LOAD_CONNECTIONS, loadFigures, type LoadFigure } from "./l
 import { mcpFigures } from "./mcp-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
+import { resumeFigures } from "./resume-figure.js";
 import { hotPathFigures } from "./hot-path-figure.js";
 import { liveViewFigures } from "./live-view-figure.js";
 import { screenshotFigure } from "./screenshot-figure.js";
@@ -64,6 +66,7 @@ function steps(
     ["CLI: CPU of tabwire --help and tabwire eval against node -e 0 and a minimal ws client", () => cliFigures(context, hubUrl, ROOT)],
     ["evaluate throughput", () => throughputFigure(context)],
     ["the hot path against a bare relay process", () => hotPathFigures(context, hubPid)],
+    ["json-rpc-2.0: the JSON-RPC engine's share of the hub's CPU per evaluate", () => engineFigure(context)],
     ["screenshot", () => screenshotFigure(context)],
     ["actions: snapshots and clicks against Playwright, chrome-devtools-mcp and puppeteer-core", () => actionFigures(context)],
     [
@@ -73,6 +76,10 @@ function steps(
     ["console", () => consoleFigures(context)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
     ["dashboard live view: frames a second and a change to its frame on screen", () => liveViewFigures(context, hubUrl)],
+    [
+      "resume: a typed client back after a 2 s cut, and what a resumable session costs",
+      () => resumeFigures(context.cdpUrl, context.rounds),
+    ],
     ["contexts: what a client's own browser context costs", () => contextFigures(context.cdpUrl, chromePid, context.rounds)],
     [
       `load: ${LOAD_CONNECTIONS} orchestrators and ${LOAD_CONNECTIONS} idle agents`,

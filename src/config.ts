@@ -87,6 +87,8 @@ export interface Config {
   /** The most pixels one screenshot may have. */
   maxScreenshotPixels: number;
   heartbeatIntervalMs: number;
+  /** How long a stopping hub (SIGTERM, SIGINT) lets the calls in flight finish before it cancels them (DRAIN_TIMEOUT_MS). */
+  drainTimeoutMs: number;
   sendHighWaterBytes: number;
   slowReaderTimeoutMs: number;
   dialogPolicy: "accept" | "dismiss" | "manual";
@@ -98,6 +100,8 @@ export interface Config {
   logMaxFiles: number;
   /** Cluster (Redis): REDIS_URL joins this hub to a cluster of instances; null runs a single hub. */
   redisUrl: string | null;
+  /** Dropped /rpc sessions kept for a resume: RESUME_WINDOW_MS (0: off), the buffer's bounds, how many are kept. */
+  resume: { windowMs: number; maxMessages: number; maxBytes: number; maxSessions: number };
   /** Cluster: the shared secret every message between instances is signed with (required with REDIS_URL). */
   clusterSecret: string | null;
   /** Cluster: the CA certificate file a rediss:// server is checked against. */
@@ -160,15 +164,14 @@ export function parseConfig(env: Env): Config {
     maxResultBytes: integer(env, "MAX_RESULT_BYTES", { fallback: 8 * 1024 * 1024, min: 1024, max: RESULT_BYTES_HARD_CAP }),
     maxScreenshotPixels: integer(env, "MAX_SCREENSHOT_PIXELS", { fallback: 32 * 1024 * 1024, min: 1 }),
     heartbeatIntervalMs: integer(env, "HEARTBEAT_INTERVAL_MS", { fallback: 30_000, min: 100 }),
+    drainTimeoutMs: integer(env, "DRAIN_TIMEOUT_MS", { fallback: 30_000, min: 0 }),
     sendHighWaterBytes: integer(env, "SEND_HIGH_WATER_BYTES", { fallback: 8 * 1024 * 1024, min: 1024 }),
     slowReaderTimeoutMs: integer(env, "SLOW_READER_TIMEOUT_MS", { fallback: 30_000, min: 100 }),
     dialogPolicy: oneOf(env, "DIALOG_POLICY", { choices: ["dismiss", "accept", "manual"] as const, fallback: "dismiss" }),
     evaluateEnabled: boolean(env, "EVALUATE_ENABLED", true),
     allowUrlSchemes: list(env, "ALLOW_URL_SCHEMES", (s) => s.toLowerCase().replace(/:$/, "")),
-    logLevel: logLevel(env),
-    logDir: text(env, "LOG_DIR", "logs"),
-    logMaxBytes: integer(env, "LOG_MAX_BYTES", { fallback: 10 * 1024 * 1024, min: 1024 }),
-    logMaxFiles: integer(env, "LOG_MAX_FILES", { fallback: 5, min: 1 }),
+    ...logSettings(env),
+    resume: resumeSettings(env),
     redisUrl: redisUrl(env),
     clusterSecret: env.CLUSTER_SECRET ? checkedToken("CLUSTER_SECRET", env.CLUSTER_SECRET.trim(), CLUSTER_SECRET_MIN_LENGTH) : null,
     redisCaFile: env.REDIS_CA_FILE ? env.REDIS_CA_FILE : null,
@@ -178,6 +181,16 @@ export function parseConfig(env: Env): Config {
   };
   checkSecurity(config);
   return Object.freeze(config);
+}
+
+/** Where and how much the hub logs. */
+function logSettings(env: Env): Pick<Config, "logLevel" | "logDir" | "logMaxBytes" | "logMaxFiles"> {
+  return {
+    logLevel: logLevel(env),
+    logDir: text(env, "LOG_DIR", "logs"),
+    logMaxBytes: integer(env, "LOG_MAX_BYTES", { fallback: 10 * 1024 * 1024, min: 1024 }),
+    logMaxFiles: integer(env, "LOG_MAX_FILES", { fallback: 5, min: 1 }),
+  };
 }
 
 /** The combinations a hub refuses to start with: each would leave a door open that the operator did not mean to. */
@@ -237,6 +250,16 @@ function fileSettings(
     maxPersistedBytes: integer(env, "MAX_PERSISTED_BYTES", { fallback: 10 * 1024 * 1024, min: 1024 }),
     persistIntervalMs: integer(env, "PERSIST_INTERVAL_MS", { fallback: 5_000, min: 100 }),
   };
+}
+
+/** How long a dropped /rpc session is kept for session.resume, and what it may keep meanwhile. */
+function resumeSettings(env: Env): Config["resume"] {
+  return Object.freeze({
+    windowMs: integer(env, "RESUME_WINDOW_MS", { fallback: 60_000, min: 0, max: 3_600_000 }),
+    maxMessages: integer(env, "RESUME_BUFFER_MESSAGES", { fallback: 5_000, min: 1 }),
+    maxBytes: integer(env, "RESUME_BUFFER_BYTES", { fallback: 2 * 1024 * 1024, min: 1024 }),
+    maxSessions: integer(env, "RESUME_MAX_SESSIONS", { fallback: 1_000, min: 1 }),
+  });
 }
 
 function tokens(env: Env): TokenGrant[] {

@@ -19,6 +19,7 @@ export const ErrorCode = {
   OVERLOADED: -32011,
   NAVIGATION_FAILED: -32012,
   PAGE_NAVIGATED: -32013,
+  PAGE_LOADING: -32014,
 } as const;
 
 /** One of the names of the error table. */

@@ -1,4 +1,5 @@
 import http from "node:http";
+import type { Duplex } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { v4 as uuidv4 } from "uuid";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -18,6 +19,7 @@ import type { MethodDefinition } from "./rpc/method.js";
 import { loadOpenRpc, ParamsValidator } from "./rpc/params-validator.js";
 import { Router } from "./rpc/router.js";
 import { UploadFolder } from "./runtime/upload-folder.js";
+import { watchPageTitles } from "./runtime/page-titles.js";
 import type { HubServices } from "./services.js";
 import { openAgentPeer } from "./agents/agent-peer.js";
 import { AccessPolicy } from "./transport/access-policy.js";
@@ -25,6 +27,8 @@ import { Authenticator } from "./transport/auth.js";
 import { ConnectionCaps } from "./transport/connection-caps.js";
 import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
+import { ResumeDoor } from "./transport/resume-door.js";
+import { ResumeRegistry } from "./transport/resume-registry.js";
 import { answerCdpJson, cdpClientOf, openCdpProxy, wantsCdpJson } from "./cdp-front/cdp-endpoint.js";
 import { EphemeralQuota } from "./cdp-front/ephemeral-quota.js";
 import { McpFront, type McpFrontOptions } from "./mcp/mcp-front.js";
@@ -33,6 +37,7 @@ import { UiFront } from "./http/ui-front.js";
 import { Screencasts } from "./events/screencast.js";
 import { TabEmulation } from "./runtime/tab-emulation.js";
 import { NetworkLog } from "./events/network-log.js";
+import { NetworkStream } from "./events/network-stream.js";
 import { ClientRoutes } from "./clients/client-routes.js";
 import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
@@ -41,6 +46,8 @@ import { globMatcher } from "./runtime/url-matcher.js";
 import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
+import { DrainGate } from "./rpc/drain-gate.js";
+import { HubDrain, type DrainOutcome } from "./transport/drain.js";
 import { HUB_VERSION, PROTOCOL_VERSION } from "./version.js";
 
 /** A running hub. */
@@ -52,6 +59,11 @@ export interface Hub {
   /** ws://host:port */
   url: string;
   services: HubServices;
+  /**
+   * Drains (SIGTERM, SIGINT): refuses new connections and calls, tells every peer (`hub.draining`), lets the calls in
+   * flight finish within DRAIN_TIMEOUT_MS or until `cutShort` aborts, then cancels the rest; call stop() after it.
+   */
+  drain(cutShort?: AbortSignal): Promise<DrainOutcome>;
   /**
    * Graceful shutdown: sockets closed with 1001, in-flight calls cancelled, sessions detached, the embedded Chrome
    * stopped (an external one keeps the clients' contexts and tabs for the next hub).
@@ -81,21 +93,26 @@ export async function startHub(config: Config): Promise<Hub> {
     : null;
   if (cluster) services.cluster = cluster;
   const methods = cluster?.methods ?? HUB_METHODS;
-  const router = new Router({ methods, services, validator, ...config, observer: services.metrics });
-  // The DevTools client sends its own calls without "jsonrpc".
-  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer: services.metrics });
+  const drain = new HubDrain(new DrainGate(), config.drainTimeoutMs);
+  const observer = drain.gate.observe(services.metrics);
+  const router = new Router({ methods, services, validator, ...config, observer, drain: drain.gate });
+  // The DevTools client sends its own calls without "jsonrpc". An agent's calls serve the tasks running on it: a drain
+  // waits for them and does not refuse them.
+  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer });
   const sessions = new UiSessions();
   const policy = accessPolicy(config, sessions);
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
   const sockets = new Set<WebSocket>();
   const serverId = uuidv4();
-  const api = new HttpApi({ services, router, policy, maxBodyBytes: config.maxPayloadBytes, ...config, serverId, version: HUB_VERSION });
+  const hubInfo = { serverId, version: HUB_VERSION, drain: drain.gate };
+  const api = new HttpApi({ services, router, policy, maxBodyBytes: config.maxPayloadBytes, ...config, ...hubInfo });
   const mcp = new McpFront({ services, router, tools: hubTools(contract), policy, version: HUB_VERSION, ...mcpLimits(config) });
   const ui = new UiFront({ policy, sessions });
-  const server = http.createServer(routeRequests({ api, mcp, ui, services, policy }));
+  const server = http.createServer(routeRequests({ api, mcp, ui, services, policy, drain }));
   // Old eval-server deployments served the HTTP API on a port of its own.
-  const apiServer = config.apiPort === null ? null : http.createServer((request, response) => api.handle(request, response));
-  acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId });
+  const apiServer = config.apiPort === null ? null : http.createServer(routeApiRequests(api, drain));
+  const resumes = new ResumeRegistry(config.resume);
+  acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId, drain, resumes });
   if (policy.isWideOpen("orchestrator"))
     log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
   else if (config.tokens.length === 0) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
@@ -120,6 +137,7 @@ export async function startHub(config: Config): Promise<Hub> {
     apiServer?.close();
     apiServer?.closeAllConnections();
     await closeAll(sockets);
+    resumes.closeAll();
     await mcp.closeAll();
     await services.pool.detachAll();
     await services.browser.stop();
@@ -127,7 +145,7 @@ export async function startHub(config: Config): Promise<Hub> {
     await services.downloads.removeAll();
     server.closeAllConnections();
   };
-  return { port, apiPort, url: `ws://${config.host}:${port}`, services, stop };
+  return { port, apiPort, url: `ws://${config.host}:${port}`, services, drain: (cutShort) => drain.run(cutShort), stop };
 }
 
 /** Sends each HTTP request to its front: /mcp, the dashboard (/ui), CDP discovery (/cdp/json, /json/version), else the HTTP API. */
@@ -137,14 +155,23 @@ function routeRequests(fronts: {
   ui: UiFront;
   services: HubServices;
   policy: AccessPolicy;
+  drain: HubDrain;
 }): http.RequestListener {
-  const { api, mcp, ui, services, policy } = fronts;
+  const { api, mcp, ui, services, policy, drain } = fronts;
   return (request, response) => {
     const url = new URL(request.url ?? "/", "http://hub.invalid");
+    if (drain.refuseRequest(url, response)) return;
     if (McpFront.wants(url)) mcp.handle(request, response, url);
     else if (UiFront.wants(url)) ui.handle(request, response, url);
     else if (wantsCdpJson(url)) void answerCdpJson({ request, response, url }, { services, policy });
     else api.handle(request, response);
+  };
+}
+
+/** The HTTP API alone (API_PORT), refused while the hub drains as on the main port. */
+function routeApiRequests(api: HttpApi, drain: HubDrain): http.RequestListener {
+  return (request, response) => {
+    if (!drain.refuseRequest(new URL(request.url ?? "/", "http://hub.invalid"), response)) api.handle(request, response);
   };
 }
 
@@ -174,12 +201,14 @@ function buildServices(config: Config): HubServices {
   const clientOptions = { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs };
   const clients = new ClientManager(browser, agents, { ...clientOptions, ...(store ? { record: store } : {}) });
   limitPopups(browser, clients, config.maxTabsPerClient);
+  watchPageTitles(pool, browser);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
   const eventTopics = new EventTopics(clients, consoleStream, agents);
   const metrics = new HubMetrics({ browser, pool, console: consoleStream });
   const uploads = new UploadFolder(browser, config.maxUploadBytes);
   // The network log first: its attach step turns the Network domain on, which the emulation's conditions need.
   const network = new NetworkLog(pool, browser, NETWORK_LOG_SIZE);
+  const networkStream = new NetworkStream(network, browser);
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
   if (store)
@@ -200,7 +229,7 @@ function buildServices(config: Config): HubServices {
   });
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
-    ...{ uploads, emulation, network, routes, downloads, persistent, screencasts: new Screencasts(browser) },
+    ...{ uploads, emulation, network, networkStream, routes, downloads, persistent, screencasts: new Screencasts(browser) },
   };
 }
 
@@ -213,29 +242,28 @@ interface UpgradeParts {
   heartbeat: Heartbeat;
   sockets: Set<WebSocket>;
   serverId: string;
+  drain: HubDrain;
+  resumes: ResumeRegistry;
 }
 
 /** Takes WebSocket upgrades on /rpc (orchestrators) and / or /agent (agents), each checked before the 101. */
 function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
-  const { services, policy, heartbeat, sockets } = parts;
+  const { services, policy, heartbeat, sockets, drain } = parts;
   const { config, metrics } = services;
   const caps = new ConnectionCaps(config.maxConnections, config.maxConnectionsPerIp);
   const wss = new WebSocketServer({ noServer: true, maxPayload: config.maxPayloadBytes, perMessageDeflate: false });
   const ephemeral = new EphemeralQuota(config.maxEphemeralClientsPerToken);
+  const resumeDoor = new ResumeDoor(parts.resumes, wss);
   server.on("upgrade", (request, socket, head) => {
     // Node takes its own error listener off a socket it hands to "upgrade": a peer that resets it must not end the hub.
     socket.on("error", (error) => log.debug("an upgrading socket failed", { error: error.message }));
+    if (drain.gate.isDraining) return refuseUpgrade(socket, drain.upgradeRefusal());
     const decision = decideUpgrade(request, policy);
     if ("status" in decision) return refuseUpgrade(socket, decision);
     const cdpClient =
       decision.endpoint === "cdp" ? cdpClientOf(decision.grant, new URL(request.url ?? "/", "http://hub.invalid"), services) : null;
     if (cdpClient !== null && "status" in cdpClient) return refuseUpgrade(socket, cdpClient);
-    const ephemeralPlace = cdpClient?.ephemeral ? ephemeral.take(decision.grant.key ?? "") : null;
-    if (cdpClient?.ephemeral && ephemeralPlace === null) {
-      const message = `this token holds ${ephemeral.max} ephemeral /cdp clients (MAX_EPHEMERAL_CLIENTS_PER_TOKEN); close one first`;
-      return refuseUpgrade(socket, { status: 429, message });
-    }
-    if (ephemeralPlace) socket.once("close", ephemeralPlace);
+    if (cdpClient?.ephemeral && !holdEphemeralPlace(socket, ephemeral, decision.grant.key ?? "")) return;
     const slot = caps.open(decision.peer);
     if (typeof slot !== "function") {
       metrics.connectionRefused(slot.reason);
@@ -254,7 +282,10 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       });
       heartbeat.track(ws);
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
-      if (decision.endpoint === "rpc") return void new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits });
+      if (decision.endpoint === "rpc") {
+        const resumable = resumeDoor.open(request, decision);
+        return drain.track(new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, ...limits, resumable }), ws);
+      }
       if (cdpClient !== null) {
         const takePlace = (): (() => void) | null => ephemeral.take(decision.grant.key ?? "");
         return openCdpProxy(ws, { ...cdpClient, takePlace }, services);
@@ -271,9 +302,22 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
         refusal: (baseId, tabId, keyScope) => services.clients.refusalOfAgent(baseId, tabId, keyScope),
         serverId: parts.serverId,
         version: PROTOCOL_VERSION,
+        onPeer: (peer) => drain.track(peer, ws),
       });
     });
   });
+}
+
+/** Takes a place of the token's ephemeral /cdp clients until `socket` closes; false, and the upgrade refused, past the quota. */
+function holdEphemeralPlace(socket: Duplex, ephemeral: EphemeralQuota, key: string): boolean {
+  const place = ephemeral.take(key);
+  if (place === null) {
+    const message = `this token holds ${ephemeral.max} ephemeral /cdp clients (MAX_EPHEMERAL_CLIENTS_PER_TOKEN); close one first`;
+    refuseUpgrade(socket, { status: 429, message });
+    return false;
+  }
+  socket.once("close", place);
+  return true;
 }
 
 function listen(server: http.Server, host: string, port: number): Promise<number> {

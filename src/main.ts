@@ -25,21 +25,41 @@ export async function serve(): Promise<void> {
     return;
   }
   process.stdout.write(`tabwire listening on ${hub.url}/rpc\n`);
+  stopOnSignals(hub);
+}
+
+/**
+ * SIGINT or SIGTERM drains the hub (new work refused, the calls in flight finish within DRAIN_TIMEOUT_MS), then
+ * stops it; a second signal ends the drain at once, and one that comes after the drain exits at once.
+ */
+function stopOnSignals(hub: Hub): void {
   let stopping = false;
+  let drained = false;
+  const cutShort = new AbortController();
   const shutdown = (signal: string): void => {
-    if (stopping) return;
+    if (stopping && drained) return process.exit(1);
+    if (stopping) {
+      log.warn("a second signal: the drain ends now", { signal });
+      return cutShort.abort();
+    }
     stopping = true;
     log.info("shutting down", { signal });
-    hub.stop().then(
-      () => {
-        closeLogging();
-        process.exit(0);
-      },
-      (error: unknown) => {
-        log.error("shutdown failed", { error: (error as Error).message });
-        process.exit(1);
-      },
-    );
+    hub
+      .drain(cutShort.signal)
+      .then(() => {
+        drained = true;
+        return hub.stop();
+      })
+      .then(
+        () => {
+          closeLogging();
+          process.exit(0);
+        },
+        (error: unknown) => {
+          log.error("shutdown failed", { error: (error as Error).message });
+          process.exit(1);
+        },
+      );
   };
   process.on("SIGINT", () => shutdown("SIGINT"));
   process.on("SIGTERM", () => shutdown("SIGTERM"));

@@ -10,6 +10,7 @@ import type { ActionOutcome } from "./runtime/action-watch.js";
 import type { UploadFolder } from "./runtime/upload-folder.js";
 import type { TabEmulation } from "./runtime/tab-emulation.js";
 import type { NetworkLog } from "./events/network-log.js";
+import type { NetworkStream } from "./events/network-stream.js";
 import type { ClientRoutes } from "./clients/client-routes.js";
 import type { ClientDownloads } from "./clients/client-downloads.js";
 import type { PersistentClients } from "./clients/persistent-clients.js";
@@ -38,6 +39,8 @@ export interface HubServices {
   emulation: TabEmulation;
   /** Each tab's recent requests. */
   network: NetworkLog;
+  /** network.subscribe: each tab's requests as they are sent and answered, to the connections that asked. */
+  networkStream: NetworkStream;
   /** The routes of network.route, and the tabs they make intercept. */
   routes: ClientRoutes;
   /** Each client's downloads, in its folder under DATA_DIR. */
@@ -110,22 +113,32 @@ export function callerClient(call: HubCall, requested: string | undefined, doing
 /** Runs an action (`act`'s element lookups and input) on the target's tab and answers what it did and set off. */
 export async function actOn(
   call: HubCall,
-  what: { target: string; method: MethodName },
+  what: { target: string; method: MethodName; changes: "diff" | "none" },
   act: (scope: ActionScope) => Promise<void>,
 ): Promise<Result<"click">> {
   const { tab } = await acquireTab(call, what.target);
-  const outcome = await runAction(tab, { budget: call.budget, pages: call.services.browser, method: what.method }, act);
+  const context = { budget: call.budget, pages: call.services.browser, method: what.method, changes: what.changes };
+  const outcome = await runAction(tab, context, act);
   return actionAnswer(call, outcome);
 }
 
-/** An action's answer: ok, a navigation, a dialog, and the pages it opened as the targets of their clients. */
+/** An action's answer: ok, a navigation, a dialog, the pages it opened as the targets of their clients, and what changed. */
 function actionAnswer(call: HubCall, outcome: ActionOutcome): Result<"click"> {
-  const { openedTabIds, navigated, dialog } = outcome;
+  const { openedTabIds, navigated, dialog, changes } = outcome;
   const opened = (openedTabIds ?? []).map((tabId) => formatTarget(call.services.clients.ownerOf(tabId), tabId));
   return {
     ok: true,
     ...(navigated ? { navigated } : {}),
     ...(dialog ? { dialog: dialog as NonNullable<Result<"click">["dialog"]> } : {}),
     ...(opened.length > 0 ? { opened } : {}),
+    ...(changes ? { changes } : {}),
   };
+}
+
+/** What a tab shows now, as the navigations answer it: its URL and title (the listings learn them too). */
+export async function shownPage(call: HubCall, tab: TabSession): Promise<{ url: string; title: string }> {
+  const { browser } = call.services;
+  const { targetInfo } = await browser.connection().send("Target.getTargetInfo", { targetId: tab.tabId }, { budget: call.budget });
+  browser.notePage(targetInfo);
+  return { url: targetInfo.url, title: targetInfo.title };
 }

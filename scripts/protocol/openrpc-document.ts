@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import type { McpEntry } from "../../src/mcp/tools.js";
 import type { Schema } from "./schema-to-ts.js";
 
 /** A method's param as the OpenRPC document lists it. */
@@ -25,8 +26,8 @@ export interface DocMethod {
   result: { name: string; schema: Schema };
   errors?: { $ref: string }[];
   examples?: DocExample[];
-  /** How the method is offered as an MCP tool; absent: it is not one. */
-  "x-mcp"?: { readOnly: boolean; destructive?: boolean };
+  /** How the method is offered as an MCP tool, with its texts for a model; absent: it is not one. */
+  "x-mcp"?: McpEntry;
 }
 
 /** One notification the hub sends, from the document's `x-notifications`. */
@@ -36,6 +37,8 @@ export interface DocNotification {
   description?: string;
   /** The methods whose calls make the hub send it. */
   "x-sentBy": string[];
+  /** Who gets it unasked (no method makes the hub send it), e.g. every connection when the hub drains. */
+  "x-sentTo"?: string;
   params: Schema;
 }
 
@@ -43,6 +46,8 @@ export interface DocNotification {
 export interface OpenRpcDocument {
   info: { title: string; version: string; description: string };
   "x-conventions": Record<string, string>;
+  /** The MCP tools' shared param texts; null: offered only where a tool's own `x-mcp.params` gives a text. */
+  "x-mcp-params"?: Record<string, string | null>;
   methods: DocMethod[];
   "x-notifications": DocNotification[];
   components: { schemas: Record<string, Schema>; errors: Record<string, { code: number; message: string; "x-description"?: string }> };

@@ -46,22 +46,28 @@ ${doc.methods.map((method) => `- [\`${method.name}\`](#${anchor(method.name)}): 
   return parts.join("\n");
 }
 
-/** The MCP tools (docs/mcp.md): one per method with `x-mcp`, its name the method's with `.` as `_`. */
+/** The MCP tools (docs/mcp.md): one per method with `x-mcp`, its name the method's with `.` as `_`, and its text for a model. */
 function mcpSection(doc: OpenRpcDocument): string {
-  const rows = doc.methods
-    .filter((method) => method["x-mcp"])
-    .map((method) => {
-      const hints = method["x-mcp"] ?? { readOnly: false };
-      const kind = hints.readOnly ? "read-only" : hints.destructive === false ? "additive" : "destructive";
-      return `| \`${method.name.replaceAll(".", "_")}\` | [\`${method.name}\`](#${anchor(method.name)}) | ${kind} |`;
-    });
+  const rows = doc.methods.flatMap((method) => {
+    const entry = method["x-mcp"];
+    if (!entry) return [];
+    const kind = entry.readOnly ? "read-only" : entry.destructive === false ? "additive" : "destructive";
+    const shared = doc["x-mcp-params"] ?? {};
+    const unoffered = method.params
+      .map((param) => param.name)
+      .filter((name) => entry.hide?.includes(name) || (shared[name] === null && entry.params?.[name] === undefined));
+    const hidden = unoffered.length ? ` Not offered: ${unoffered.map((name) => `\`${name}\``).join(", ")}.` : "";
+    const cap = entry.cap === undefined ? "" : ` Listed with \`?caps=${entry.cap}\`.`;
+    const tool = `\`${method.name.replaceAll(".", "_")}\``;
+    return [`| ${tool} | [\`${method.name}\`](#${anchor(method.name)}) | ${kind} | ${cell(entry.description + hidden + cap)} |`];
+  });
   return `## MCP tools
 
 The tools of the MCP front (\`/mcp\`, \`tabwire mcp\`; [mcp.md](mcp.md)): each is a method above, its input schema the method's
-params. read-only: \`readOnlyHint\`; destructive: \`destructiveHint\`; additive: neither.
+params with texts written for a model (\`x-mcp\` in the document). read-only: \`readOnlyHint\`; destructive: \`destructiveHint\`; additive: neither.
 
-| tool | method | hints |
-|---|---|---|
+| tool | method | hints | description |
+|---|---|---|---|
 ${rows.join("\n")}
 `;
 }
@@ -106,9 +112,15 @@ ${example ? `\n**Example** (${example.name}):\n\n\`\`\`json\n${JSON.stringify({ 
 function notificationSection(note: DocNotification): string {
   return `### \`${note.name}\`
 
-${note.summary}${note.description ? `\n\n${note.description}` : ""} After ${note["x-sentBy"].map((name) => `[\`${name}\`](#${anchor(name)})`).join(", ")}.
+${note.summary}${note.description ? `\n\n${note.description}` : ""} ${sentWhen(note)}.
 
 ${fieldsTable(note.params)}`;
+}
+
+/** Which calls make the hub send a notification, or to whom it goes unasked. */
+function sentWhen(note: DocNotification): string {
+  if (note["x-sentBy"].length === 0) return `Sent unasked to ${note["x-sentTo"] ?? "the connection"}`;
+  return `After ${note["x-sentBy"].map((name) => `[\`${name}\`](#${anchor(name)})`).join(", ")}`;
 }
 
 function typeSection(name: string, schema: Schema): string {

@@ -12,6 +12,8 @@ export interface AgentPeerOptions<S> extends AgentHandshakeOptions {
   slowReaderTimeoutMs: number;
   /** AGENT_REGISTER_TIMEOUT_MS: how long the socket may stay unregistered. */
   registerTimeoutMs: number;
+  /** Told of the peer once it exists (the hub's drain tells every agent it is stopping). */
+  onPeer?: (peer: RpcPeer<S>) => void;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface AgentPeerOptions<S> extends AgentHandshakeOptions {
  * own JSON-RPC calls to the router, scoped to its base client once it has registered (to nothing before).
  */
 export function openAgentPeer<S>(ws: WebSocket, options: AgentPeerOptions<S>): AgentHandshake {
-  const { router, peer: address, highWaterBytes, slowReaderTimeoutMs, registerTimeoutMs, ...handshakeOptions } = options;
+  const { router, peer: address, highWaterBytes, slowReaderTimeoutMs, registerTimeoutMs, onPeer, ...handshakeOptions } = options;
   let handshake: AgentHandshake | null = null;
   const guard = new RegistrationGuard({
     timeoutMs: registerTimeoutMs,
@@ -35,6 +37,7 @@ export function openAgentPeer<S>(ws: WebSocket, options: AgentPeerOptions<S>): A
     intercept: (frame) => handshake?.intercept(frame) ?? false,
     admit: (bytes) => guard.admit(bytes),
   });
+  onPeer?.(peer);
   // A paused agent's own calls wait for agent.resume, each within its budget.
   peer.state.gate = (budget) => (handshake?.record ? handshakeOptions.registry.whenResumed(handshake.record, budget) : undefined);
   const socket = {

@@ -172,23 +172,7 @@ export class CdpClients {
     const { services, connection } = this.#options;
     if (connection.isClosed) return;
     const tabs = services.browser.pages().filter((page) => services.clients.ownerOf(page.tabId) === clientId);
-    if (tabs.length === 0) return;
-    const left = new Set(tabs.map((tab) => tab.tabId));
-    let onGone: (tabId: string) => void = () => {};
-    const gone = new Promise<void>((resolve) => {
-      const timer = setTimeout(finish, CLOSE_TIMEOUT_MS);
-      function finish(): void {
-        clearTimeout(timer);
-        services.browser.off("pageDestroyed", onGone);
-        resolve();
-      }
-      onGone = (tabId) => {
-        if (left.delete(tabId) && left.size === 0) finish();
-      };
-      services.browser.on("pageDestroyed", onGone);
-    });
-    for (const tab of tabs)
-      connection.send("Target.closeTarget", { targetId: tab.tabId }, { timeoutMs: CLOSE_TIMEOUT_MS }).catch(() => onGone(tab.tabId));
-    await gone;
+    const signal = AbortSignal.timeout(CLOSE_TIMEOUT_MS);
+    await Promise.all(tabs.map((tab) => services.browser.closePage(tab.tabId, signal).catch(() => undefined)));
   }
 }

@@ -26,11 +26,15 @@ const CLOSE_RETRY_MS = 500;
 // A crashed page is closed by the hub; the close is not worth waiting on longer than this.
 const CLOSE_CRASHED_MS = 5_000;
 
-/** What Browser tells its listeners: the connection came or went, a page appeared, went or crashed, a session detached. */
+/**
+ * What Browser tells its listeners: the connection came or went, a page appeared, changed its URL or title, went or
+ * crashed, a session detached.
+ */
 export interface BrowserEvents {
   connected: [];
   disconnected: [];
   pageCreated: [page: PageInfo];
+  pageChanged: [page: PageInfo];
   pageDestroyed: [tabId: string, reason: "closed" | "detached"];
   pageCrashed: [tabId: string];
   sessionDetached: [sessionId: string];
@@ -138,6 +142,15 @@ export class Browser extends EventEmitter<BrowserEvents> {
     this.#onTargetInfo(info);
   }
 
+  /** Records a page's new title, which Chrome does not announce (the page's own world tells the hub: runtime/page-titles.ts). */
+  noteTitle(tabId: string, title: string): void {
+    const known = this.#pages.get(tabId);
+    if (!known || known.title === title) return;
+    const page = { ...known, title };
+    this.#pages.set(tabId, page);
+    this.emit("pageChanged", page);
+  }
+
   /** Closes the connection and stops the embedded Chrome. */
   async stop(): Promise<void> {
     this.#stopping = true;
@@ -187,6 +200,7 @@ export class Browser extends EventEmitter<BrowserEvents> {
     };
     this.#pages.set(info.targetId, page);
     if (!known) this.emit("pageCreated", page);
+    else if (known.url !== page.url || known.title !== page.title) this.emit("pageChanged", page);
   }
 
   /** Gives up a page whose renderer no longer answers, as if it had crashed (see #onCrashed). */

@@ -7,6 +7,8 @@ export const CDP_COMMAND_TIMEOUT_MS = 10_000;
 export interface Deadline {
   readonly reason: Error | null;
   onEnd(listener: () => void): () => void;
+  /** Milliseconds left before the deadline, where the deadline knows it. */
+  remainingMs?(): number;
 }
 
 /** What a command waits on: the caller's budget or signal or, without either, the default deadline. */

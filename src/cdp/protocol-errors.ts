@@ -16,7 +16,9 @@ export type ProtocolFailure =
   /** Page.captureScreenshot found no frame to capture (as while a tab replaces its document). */
   | "uncapturable"
   /** The target id names no target (any more). */
-  | "no-target";
+  | "no-target"
+  /** Page.navigateToHistoryEntry named an entry the tab's history no longer has (a navigation dropped it). */
+  | "no-history-entry";
 
 const FAILURES: readonly [RegExp, ProtocolFailure][] = [
   [/Inspected target navigated or closed|Execution context was destroyed|Cannot find context with specified id/, "context-gone"],
@@ -26,6 +28,7 @@ const FAILURES: readonly [RegExp, ProtocolFailure][] = [
   [/: Internal error$/, "internal-error"],
   [/: Unable to capture screenshot$/, "uncapturable"],
   [/No target with given id/, "no-target"],
+  [/No entry with passed id/, "no-history-entry"],
 ];
 
 /** The failure Chrome's message names, or null for any other error (a timeout, a closed session, a bug). */

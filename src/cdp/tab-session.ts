@@ -3,8 +3,13 @@ import { HubError, isHubError } from "../errors.js";
 import type { Budget } from "../budget.js";
 import { log } from "../log.js";
 import { CDP_COMMAND_TIMEOUT_MS, type CommandOptions } from "./callback-registry.js";
+import { protocolFailureOf } from "./protocol-errors.js";
+import { isHeldWhileLoading, PendingLoads, type PendingLoad, type TabCommandOptions } from "./pending-load.js";
 import type { CdpConnection, CommandName, CommandParams, CommandResult, EventName, EventParams } from "./connection.js";
 import type { CdpSession } from "./session.js";
+
+// Chrome attaches the next document within milliseconds of refusing a command: how often it is tried again meanwhile.
+const NOT_ATTACHED_RETRY_MS = 50;
 
 /** How the hub answers JavaScript dialogs so that no call hangs on one. */
 export type DialogPolicy = "accept" | "dismiss" | "manual";
@@ -47,6 +52,7 @@ export class TabSession {
   #lifecycleKnown = false;
   /** The dialog left open under DIALOG_POLICY=manual, until it closes. */
   #openDialog: Protocol.Page.JavascriptDialogOpeningEvent | null = null;
+  #loads = new PendingLoads();
 
   private constructor(cdp: CdpSession, connection: CdpConnection, settings: TabSettings) {
     this.cdp = cdp;
@@ -59,8 +65,19 @@ export class TabSession {
     });
     cdp.on("Page.javascriptDialogClosed", () => (this.#openDialog = null));
     cdp.on("Page.frameNavigated", (event) => {
-      if (event.frame.parentId === undefined) this.#onNavigated();
+      if (event.frame.parentId !== undefined) return;
+      this.#loads.ended();
+      this.#onNavigated();
     });
+    cdp.on("Page.frameStartedNavigating", (event) => {
+      const sameDocument = event.navigationType === "sameDocument" || event.navigationType === "historySameDocument";
+      if (event.frameId === this.tabId && !sameDocument) this.#loads.started(event.url, event.loaderId);
+    });
+    cdp.on("Page.frameStoppedLoading", (event) => void (event.frameId === this.tabId && this.#loads.ended()));
+    // The document's request has the navigation's loader as its id (Network is enabled on every tab: network-log.ts).
+    cdp.on("Network.requestWillBeSent", (event) => void (event.type === "Document" && this.#loads.requested(event.requestId, true)));
+    cdp.on("Network.responseReceived", (event) => void (event.type === "Document" && this.#loads.requested(event.requestId, false)));
+    cdp.on("Network.loadingFailed", (event) => void (event.type === "Document" && this.#loads.requested(event.requestId, false)));
     cdp.on("Runtime.executionContextsCleared", () => this.#onNavigated());
     cdp.on("Page.lifecycleEvent", (event) => {
       if (event.frameId !== this.tabId) return;
@@ -74,6 +91,7 @@ export class TabSession {
       for (const watcher of this.#callWatchers) watcher.console?.(event);
     });
     cdp.on("closed", () => {
+      this.#loads.ended();
       this.#navigationListeners.clear();
       this.#callWatchers.clear();
     });
@@ -102,10 +120,38 @@ export class TabSession {
     return tab;
   }
 
-  /** Sends a command on the tab's session. */
-  send<M extends CommandName>(method: M, params?: CommandParams<M>, options?: CommandOptions): Promise<CommandResult<M>> {
+  /**
+   * Sends a command on the tab's session. One that Chrome would hold while the main frame waits for a server to send
+   * its next page is not sent then: it waits for the answer (see PendingLoads.untilAnswered), or fails with PAGE_LOADING.
+   */
+  send<M extends CommandName>(method: M, params?: CommandParams<M>, options?: TabCommandOptions): Promise<CommandResult<M>> {
     this.lastUsedAt = Date.now();
-    return this.cdp.send(method, params, options);
+    if (!this.#loads.awaitingServer || !isHeldWhileLoading(method)) return this.cdp.send(method, params, options);
+    return this.#sendOnceLoaded(method, params, options ?? {});
+  }
+
+  /**
+   * Sends a command as send does, again every 50 ms while Chrome refuses it because the tab's frame is between two
+   * documents (a navigation committing in another process), until the budget ends.
+   */
+  async sendWhenAttached<M extends CommandName>(
+    method: M,
+    params: CommandParams<M> | undefined,
+    budget: Budget,
+  ): Promise<CommandResult<M>> {
+    for (;;) {
+      try {
+        return await this.send(method, params, { budget });
+      } catch (error) {
+        if (protocolFailureOf(error) !== "not-attached" || this.cdp.closedBy) throw error;
+      }
+      await budget.race(new Promise((resolve) => setTimeout(resolve, NOT_ATTACHED_RETRY_MS).unref()));
+    }
+  }
+
+  /** The main frame's navigation that has started and not committed yet, if this session saw one start. */
+  get pendingLoad(): PendingLoad | null {
+    return this.#loads.current;
   }
 
   /** How the tab's dialogs are answered (DIALOG_POLICY). */
@@ -176,18 +222,27 @@ export class TabSession {
 
   /**
    * Resolves once the main frame's document has reached a lifecycle event (`DOMContentLoaded`, `load`,
-   * `networkIdle`...). For a document that began before this session was attached, its readyState stands in: complete
+   * `networkIdle`...); while a load is pending, the next document's event (or the old one's, if the load ends without
+   * a document). For a document that began before this session was attached, its readyState stands in: complete
    * counts as every event, interactive as DOMContentLoaded.
    */
   lifecycleReached(name: string, budget: Budget): Promise<void> {
-    if (this.#lifecycle.has(name)) return Promise.resolve();
+    if (this.#lifecycle.has(name) && this.#loads.current === null) return Promise.resolve();
     return new Promise((resolve) => {
-      const stop = this.listen("Page.lifecycleEvent", (event) => {
-        if (event.frameId !== this.tabId || event.name !== name) return;
-        stop();
+      const stops = [
+        this.listen("Page.lifecycleEvent", (event) => {
+          const pending = this.#loads.current;
+          if (event.frameId !== this.tabId || event.name !== name || (pending && event.loaderId !== pending.loaderId)) return;
+          done();
+        }),
+        // A pending load ended: in a document that has reached the event already, or without one (the old one stays).
+        this.listen("Page.frameStoppedLoading", (event) => void (event.frameId === this.tabId && this.#lifecycle.has(name) && done())),
+      ];
+      function done(): void {
+        for (const stop of stops) stop();
         resolve();
-      });
-      budget.defer(stop);
+      }
+      budget.defer(() => stops.forEach((stop) => stop()));
       if (this.#lifecycleKnown) return;
       this.send("Runtime.evaluate", { expression: "document.readyState", returnByValue: true }, { budget }).then(
         ({ result }) => {
@@ -202,6 +257,26 @@ export class TabSession {
   watchCall(watcher: CallWatcher): () => void {
     this.#callWatchers.add(watcher);
     return () => this.#callWatchers.delete(watcher);
+  }
+
+  /**
+   * Resolves once the main frame waits for no server to send its next page, at once when it does not; past
+   * `loadingWaitMs` (default LOADING_WAIT_MS) and within the deadline of `options`, PAGE_LOADING.
+   */
+  untilLoaded(options: TabCommandOptions): Promise<void> {
+    if (!this.#loads.awaitingServer) return Promise.resolve();
+    const probe = (timeoutMs: number): Promise<unknown> =>
+      this.cdp.send("Runtime.evaluate", { expression: "0", returnByValue: true }, { timeoutMs });
+    return this.#loads.untilAnswered(probe, options);
+  }
+
+  async #sendOnceLoaded<M extends CommandName>(
+    method: M,
+    params: CommandParams<M> | undefined,
+    options: TabCommandOptions,
+  ): Promise<CommandResult<M>> {
+    await this.untilLoaded(options);
+    return this.cdp.send(method, params, options);
   }
 
   #onNavigated(): void {

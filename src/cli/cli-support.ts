@@ -17,7 +17,8 @@ export interface HubFlags {
   token?: string;
 }
 
-const EXIT_BY_ERROR: Partial<Record<ErrorName, number>> = { TARGET_NOT_FOUND: 3, TIMEOUT: 4 };
+// A tab still loading a page is "not now", as a timeout is: a script may wait and try again.
+const EXIT_BY_ERROR: Partial<Record<ErrorName, number>> = { TARGET_NOT_FOUND: 3, TIMEOUT: 4, PAGE_LOADING: 4 };
 const NAMES = new Map<number, ErrorName>(Object.entries(ErrorCode).map(([name, code]) => [code, name as ErrorName]));
 const CONNECT_TIMEOUT_MS = 1_000;
 

@@ -3,6 +3,7 @@ import path from "node:path";
 import { parseArgs, type ParseArgsConfig } from "node:util";
 import type { TabwireClient } from "../client/index.js";
 import { ACTION_COMMANDS } from "./action-commands.js";
+import { PAGE_COMMANDS, timeoutOf } from "./page-commands.js";
 import { STATE_COMMANDS } from "./state-commands.js";
 import { activeTab, checkedTarget, connectHub, describeFailure, type CliIo } from "./cli-support.js";
 import { CliError } from "./eval-options.js";
@@ -41,12 +42,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     options: {},
     run: async ({ client }) => ({ ...(await client.call("clients.list", {})), ...(await client.call("tabs.list", {})) }),
   },
-  tabs: { options: { client: { type: "string" }, background: { type: "boolean" } }, run: tabs },
-  navigate: {
-    options: {},
-    run: async ({ client, positionals: [url], target }) =>
-      client.call("navigate", { target: await target(), url: required(url, "navigate URL") }),
-  },
+  tabs: { options: { client: { type: "string" }, background: { type: "boolean" }, timeout: { type: "string" } }, run: tabs },
   snapshot: {
     options: {
       interactive: { type: "boolean" },
@@ -83,6 +79,7 @@ const COMMANDS: Record<string, CommandSpec> = {
     run: screenshot,
   },
   console: { options: { follow: { type: "boolean" }, level: { type: "string", multiple: true } }, run: consoleCommand },
+  ...PAGE_COMMANDS,
   ...ACTION_COMMANDS,
   ...STATE_COMMANDS,
   agent: {
@@ -140,6 +137,7 @@ async function tabs({ client, values, positionals: [verb = "list", argument] }: 
       url: required(argument, "tabs open URL"),
       background: values.background === true,
       ...(clientId ? { clientId } : {}),
+      ...timeoutOf(values),
     });
   }
   if (verb === "close") return client.call("tabs.close", { target: checkedTarget(required(argument, "tabs close TARGET"), "TARGET") });

@@ -14,11 +14,15 @@ const PROBE_TIMEOUT_MS = 1_000;
 /**
  * `tabwire mcp`: MCP over stdio for clients that launch a command. It relays every frame to the /mcp front of a hub:
  * the one --hub or TABWIRE_URL names, else one answering at HOST:PORT (the hub's own settings, as `.env` gives them),
- * else a hub of its own it starts on an embedded Chromium on a free loopback port (stopped when stdin closes). Nothing
- * but MCP frames goes to stdout.
+ * else a hub of its own it starts on an embedded Chromium on a free loopback port (stopped when stdin closes); `--caps`
+ * asks the hub for tools beyond the default ones. Nothing but MCP frames goes to stdout.
  */
 export async function runMcpBridge(args: string[], startEmbeddedHub: () => Promise<EmbeddedHub>): Promise<number> {
-  const { values } = parseArgs({ args, options: { hub: { type: "string" }, token: { type: "string" } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { hub: { type: "string" }, token: { type: "string" }, caps: { type: "string" } },
+    strict: true,
+  });
   const settings = loadCliSettings();
   const named = values.hub ?? (settings.isHubNamed ? settings.hubUrl : undefined);
   const token = values.token ?? settings.token;
@@ -28,7 +32,10 @@ export async function runMcpBridge(args: string[], startEmbeddedHub: () => Promi
     embedded = await startEmbeddedHub();
     hubUrl = embedded.url;
   }
-  await relay(new URL("/mcp", hubUrl.replace(/^ws/, "http")), token);
+  const mcpUrl = new URL("/mcp", hubUrl.replace(/^ws/, "http"));
+  // The hub answers an unknown group of tools with a 400 that names the known ones.
+  if (values.caps !== undefined) mcpUrl.searchParams.set("caps", values.caps);
+  await relay(mcpUrl, token);
   await embedded?.stop();
   return 0;
 }

@@ -1,4 +1,5 @@
 import { ACTION_HELP } from "./action-commands.js";
+import { PAGE_HELP } from "./page-commands.js";
 import { STATE_HELP } from "./state-commands.js";
 
 /** What `tabwire --help` prints. */
@@ -9,7 +10,8 @@ Usage:
   tabwire eval CODE   run JavaScript in a tab and print {"ok": true, ...result}
   tabwire mcp         MCP over stdio for MCP clients (a running hub, else one of its own; see docs/mcp.md)
   tabwire tabs [list | open URL | close TARGET | activate TARGET]
-  tabwire navigate URL    tabwire snapshot [--interactive] [--dom] [--max-chars N]    tabwire content [--text]    tabwire status
+  tabwire navigate URL    tabwire back    tabwire forward    tabwire reload    tabwire stop
+  tabwire snapshot [--interactive] [--dom] [--max-chars N]    tabwire content [--text]    tabwire status
   tabwire click REF    tabwire type TEXT    tabwire press KEY    tabwire fill REF VALUE    tabwire select REF VALUE...
   tabwire upload REF FILE...    tabwire wait --text T | --selector CSS | --url GLOB | --load STATE
   tabwire screenshot [-o FILE] [--full-page] [--format png|jpeg|webp] [--selector CSS]
@@ -25,7 +27,7 @@ Every command but serve takes --target clientId:tabId (default: the tab in front
 hub's own HOST and PORT), and --pretty (for people: indented JSON; snapshot prints the tree's lines).
 Results are JSON on stdout ({"ok": true, ...}); errors are JSON on stderr ({"ok": false, "error", "code"}).
 Exit codes: 0 ok, 1 JavaScript or general error (also a hub refusing the token: code UNAUTHORIZED), 2 hub not
-reachable, 3 target not found, 4 timeout.
+reachable, 3 target not found, 4 timeout (or the tab still loading a page).
 `;
 
 const COMMON = `  --target clientId:tabId   the tab (default: the only tab, else the one last opened or activated through
@@ -33,7 +35,7 @@ const COMMON = `  --target clientId:tabId   the tab (default: the only tab, else
   --hub URL, --token T       the hub (default TABWIRE_URL / TABWIRE_TOKEN, else ws://HOST:PORT of .env, 127.0.0.1:8080)
   --pretty                   indented JSON
 Exit codes: 0 ok, 1 JavaScript or general error (a refused token: code UNAUTHORIZED), 2 hub not reachable,
-3 target not found, 4 timeout.`;
+3 target not found, 4 timeout (or the tab still loading a page).`;
 
 /** What `tabwire COMMAND --help` prints, by command. */
 export const COMMAND_HELP: Record<string, string> = {
@@ -41,7 +43,9 @@ export const COMMAND_HELP: Record<string, string> = {
 It relays every frame to the /mcp of the hub --hub or TABWIRE_URL names, else of a hub answering at HOST:PORT
 (the hub's settings, from .env; default 127.0.0.1:8080), else of a hub it starts itself on an embedded headless
 Chromium on a free loopback port (stopped when the MCP client closes). Only MCP frames go to stdout; logs go to stderr. See docs/mcp.md.
-  --hub URL, --token T       the hub and its token (default TABWIRE_URL / TABWIRE_TOKEN)`,
+  --hub URL, --token T       the hub and its token (default TABWIRE_URL / TABWIRE_TOKEN)
+  --caps emulation,routing   tools beyond the default ones (or all): emulate and network_conditions,
+                             network_route and network_unroute`,
   serve: `tabwire serve: start the hub on HOST:PORT (default 127.0.0.1:8080) with an embedded headless Chromium,
 or attach to a running Chrome with CDP_URL. Settings come from the environment or .env (see .env.example).
 Stop it with Ctrl-C.`,
@@ -57,12 +61,18 @@ Examples:
   tabwire eval "1 + 1"                      {"ok":true,"type":"number","value":2}
   echo "document.title" | tabwire eval -
   tabwire eval --timeout 1s "new Promise(() => {})"   exits 4`,
-  tabs: `tabwire tabs [list | open URL [--client ID] [--background] | close TARGET | activate TARGET]
+  tabs: `tabwire tabs [list | open URL [--client ID] [--background] [--timeout 30s] | close TARGET | activate TARGET]
   list (default)             the open tabs, each with its target
-  open URL                   open a tab (--client ID names its owner; --background leaves it unfocused)
+  open URL                   open a tab (--client ID names its owner; --background leaves it unfocused; --timeout
+                             the budget of its load, exit 4 past it)
   close TARGET, activate TARGET
   --hub URL, --token T, --pretty as for every command`,
-  navigate: `tabwire navigate URL: load URL in the tab and wait for it\n${COMMON}`,
+  ...Object.fromEntries(
+    Object.entries(PAGE_HELP).map(([name, help]) => [
+      name,
+      `${help}\n  --timeout 30s|500ms|N      the whole budget of the call (exit 4 past it: the tab may go on loading)\n${COMMON}`,
+    ]),
+  ),
   snapshot: `tabwire snapshot: the tab's accessibility tree, with a ref per element (for click, type, eval --ref...)
   --interactive              only what can be acted on, and what names it
   --dom                      read the tree from the DOM (source "dom": several times faster on large pages)

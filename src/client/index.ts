@@ -1,6 +1,7 @@
 import type { Notifications, Params } from "../protocol/types.js";
 
 export {
+  CallInDoubtError,
   ConnectionClosedError,
   HubRefusedError,
   TabwireClient,
@@ -8,6 +9,7 @@ export {
   type CallOptions,
   type TabwireClientOptions,
 } from "./tabwire-client.js";
+export type { Reconnected } from "./resume-state.js";
 export type {
   Client,
   ConsoleLine,

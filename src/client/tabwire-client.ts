@@ -4,6 +4,8 @@ import type * as JsonRpc from "json-rpc-2.0";
 import type { JSONRPCResponse } from "json-rpc-2.0";
 import type WebSocketClass from "ws";
 import type { MethodName, Methods, Notifications } from "../protocol/types.js";
+import { CallsInDoubt } from "./calls-in-doubt.js";
+import { ResumeState, type Reconnected } from "./resume-state.js";
 
 // ws's ES module entry imports its eight CommonJS files one by one, and Node 20 scans the source of each for its
 // exports with a lexer written in JavaScript, cold at start-up: a third of the CPU of a `tabwire eval`. require()
@@ -33,6 +35,17 @@ export class ConnectionClosedError extends Error {
   }
 }
 
+/**
+ * The connection dropped before the call was answered and its session could not be resumed: the call may or may not
+ * have run on the hub. Neither the hub nor the client runs it again; check its effect before calling it again.
+ */
+export class CallInDoubtError extends ConnectionClosedError {
+  constructor(message: string) {
+    super(message);
+    this.name = "CallInDoubtError";
+  }
+}
+
 /** The hub answered the connection with an HTTP refusal: 401 (token wrong or missing), 403 (not allowed), 429 (retry later). */
 export class HubRefusedError extends ConnectionClosedError {
   constructor(
@@ -52,7 +65,7 @@ export interface TabwireClientOptions {
   /** ws://host:port or ws://host:port/rpc. */
   url: string;
   token?: string;
-  /** Reconnect with backoff when the connection drops (default true). */
+  /** Reconnect with backoff when the connection drops (default true), resuming the session where the hub can. */
   reconnect?: boolean;
   /** How long connecting may take (default 10 s). */
   connectTimeoutMs?: number;
@@ -71,9 +84,14 @@ type ParamsOf<M extends MethodName> =
     : [params: Methods[M]["params"], options?: CallOptions];
 type Listener<N extends keyof Notifications> = (params: Notifications[N]) => void;
 type StateListener = () => void;
+type ReconnectListener = (info: Reconnected) => void;
 
 const CANCELLED = -32010;
 const CLOSED_MESSAGE = "the connection to the hub closed before the answer";
+const IN_DOUBT_MESSAGE =
+  "the connection to the hub dropped before the answer and could not be resumed: the call may or may not have run; check before calling again";
+// A hub closing with 1001 is going away: the sessions of its connections end with it.
+const GOING_AWAY = 1001;
 const BACKOFF_MIN_MS = 200;
 const BACKOFF_MAX_MS = 5_000;
 
@@ -87,16 +105,25 @@ export class TabwireClient {
   #listeners = new Map<string, Set<(params: never) => void>>();
   #closing = false;
   #backoffMs = BACKOFF_MIN_MS;
+  #resume = new ResumeState();
+  #inDoubt = new CallsInDoubt((id) => this.#rpc.receive(createJSONRPCErrorResponse(id, 0, IN_DOUBT_MESSAGE)));
 
-  private constructor(ws: WebSocket, options: TabwireClientOptions) {
+  private constructor(opened: Opened, options: TabwireClientOptions) {
     this.#options = options;
-    this.#ws = ws;
-    this.#attach(ws);
+    this.#ws = opened.ws;
+    this.#resume.session = opened.session;
+    this.#resume.windowMs = opened.windowMs;
+    this.#attach(opened.ws);
   }
 
   /** Connects; rejects with ConnectionClosedError when the hub cannot be reached, HubRefusedError when it refuses the connection. */
   static async connect(options: TabwireClientOptions): Promise<TabwireClient> {
     return new TabwireClient(await open(options), options);
+  }
+
+  /** The hub's id of this connection's session (resumed sessions keep theirs), or null when the hub offers none. */
+  get session(): string | null {
+    return this.#resume.session;
   }
 
   /** Calls a hub method with typed params and result. */
@@ -114,11 +141,15 @@ export class TabwireClient {
       this.#rpc.receive(cancelled);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
+    this.#inDoubt.add(id);
     const answered = this.#rpc.requestAdvanced(createJSONRPCRequest(id, method, params));
     return Promise.resolve(answered).then((response) => {
       settled = true;
+      this.#inDoubt.delete(id);
       signal?.removeEventListener("abort", onAbort);
-      return resultOf(response) as Methods[M]["result"];
+      const result = resultOf(response) as Methods[M]["result"];
+      this.#resume.track(method, params, result);
+      return result;
     });
   }
 
@@ -186,6 +217,8 @@ export class TabwireClient {
   on<N extends keyof Notifications>(name: N, listener: Listener<N>): () => void;
   /** Listens to the connection dropping or coming back; returns the disposer. */
   on(name: "disconnected" | "reconnected", listener: StateListener): () => void;
+  /** Listens to the connection coming back: whether its session was resumed, else what was lost and made again. */
+  on(name: "reconnected", listener: ReconnectListener): () => void;
   on(name: string, listener: (params: never) => void): () => void {
     let listeners = this.#listeners.get(name);
     if (!listeners) this.#listeners.set(name, (listeners = new Set()));
@@ -205,19 +238,44 @@ export class TabwireClient {
   #attach(ws: WebSocket): void {
     ws.on("message", (data) => this.#onFrame(JSON.parse((data as Buffer).toString("utf8")) as Record<string, unknown>));
     ws.on("error", () => {});
-    ws.once("close", () => this.#onClose());
+    ws.once("close", (code) => this.#onClose(code));
   }
 
   #onFrame(frame: Record<string, unknown>): void {
     if (typeof frame.id === "number") this.#rpc.receive(frame as unknown as JSONRPCResponse);
-    else if (typeof frame.method === "string") this.#emit(frame.method, frame.params);
+    // A notification the hub sends again after a resume is handed on once.
+    else if (typeof frame.method === "string" && this.#resume.accept(frame.params)) this.#emit(frame.method, frame.params);
   }
 
-  #onClose(): void {
-    this.#rpc.rejectAllPendingRequests(CLOSED_MESSAGE);
-    if (this.#closing) return;
+  #onClose(code: number): void {
+    if (this.#closing) return void this.#rpc.rejectAllPendingRequests(CLOSED_MESSAGE);
+    const reconnecting = this.#options.reconnect !== false;
+    if (reconnecting && this.#resume.session !== null && code !== GOING_AWAY) this.#inDoubt.hold(this.#resume.windowMs);
+    else this.#inDoubt.rejectAll();
     this.#emit("disconnected", undefined);
-    if (this.#options.reconnect !== false) this.#scheduleReconnect();
+    if (reconnecting) this.#scheduleReconnect();
+  }
+
+  /** On a new connection: takes the old session over, else makes the subscriptions again; tells `reconnected` which. */
+  async #resumeOrRedo(session: string | null, windowMs: number): Promise<void> {
+    const old = this.#resume.session;
+    this.#resume.windowMs = windowMs;
+    let answer: Methods["session.resume"]["result"] = { resumed: false, session: session ?? "", reason: "unsupported" };
+    if (old !== null && session !== null) {
+      answer = await this.call("session.resume", { session: old, lastSeq: this.#resume.lastSeq }).catch(() => answer);
+    }
+    if (answer.resumed) {
+      this.#inDoubt.settle(true);
+      this.#resume.session = answer.session;
+      const { replayed, answered } = answer;
+      return this.#emit("reconnected", { resumed: true, replayed, answered, inDoubt: 0, resubscribed: [], failed: [] });
+    }
+    const inDoubt = this.#inDoubt.settle(false);
+    this.#resume.restart(session);
+    const redone = await this.#resume.resubscribe((method, params) => this.call(method, params as never));
+    const { fromSeq, toSeq } = answer.lost ?? {};
+    const missed = fromSeq !== undefined && toSeq !== undefined ? { missed: { fromSeq, toSeq } } : {};
+    this.#emit("reconnected", { resumed: false, reason: answer.reason ?? "unknown", ...missed, inDoubt, ...redone });
   }
 
   #scheduleReconnect(): void {
@@ -226,12 +284,12 @@ export class TabwireClient {
     setTimeout(() => {
       if (this.#closing) return;
       open(this.#options).then(
-        (ws) => {
+        ({ ws, session, windowMs }) => {
           this.#ws = ws;
           this.#backoffMs = BACKOFF_MIN_MS;
           this.#attach(ws);
           if (this.#closing) ws.close(1000);
-          else this.#emit("reconnected", undefined);
+          else void this.#resumeOrRedo(session, windowMs);
         },
         () => this.#scheduleReconnect(),
       );
@@ -252,15 +310,34 @@ function resultOf(response: JSONRPCResponse): unknown {
   const { error } = response;
   if (!error) return response.result;
   // The hub never answers code 0: the library's own answers have it, for the connection closing or a frame it could not send.
-  if (error.code === 0) throw error.message === CLOSED_MESSAGE ? new ConnectionClosedError(CLOSED_MESSAGE) : new Error(error.message);
+  if (error.code === 0) {
+    if (error.message === IN_DOUBT_MESSAGE) throw new CallInDoubtError(IN_DOUBT_MESSAGE);
+    throw error.message === CLOSED_MESSAGE ? new ConnectionClosedError(CLOSED_MESSAGE) : new Error(error.message);
+  }
   throw new TabwireError(error.code, error.message, error.data);
 }
 
-function open(options: TabwireClientOptions): Promise<WebSocket> {
+/** An open socket and the session the hub named for it in the 101 (null: none offered). */
+interface Opened {
+  ws: WebSocket;
+  session: string | null;
+  windowMs: number;
+}
+
+function open(options: TabwireClientOptions): Promise<Opened> {
   const url = new URL(options.url);
   if (url.pathname === "/" || url.pathname === "") url.pathname = "/rpc";
-  const headers = options.token ? { authorization: `Bearer ${options.token}` } : undefined;
+  // Every connection asks for a session it can resume; a hub that offers none names none.
+  const headers: Record<string, string> = { "tabwire-resume": "on" };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
   const ws = new WebSocket(url, { headers, perMessageDeflate: false, handshakeTimeout: options.connectTimeoutMs ?? 10_000 });
+  let session: string | null = null;
+  let windowMs = 0;
+  ws.once("upgrade", (response) => {
+    const named = response.headers["tabwire-session"];
+    session = typeof named === "string" ? named : null;
+    windowMs = Number(response.headers["tabwire-resume-window-ms"]) || 0;
+  });
   return new Promise((resolve, reject) => {
     const fail = (error: Error): void => {
       ws.removeAllListeners();
@@ -270,7 +347,7 @@ function open(options: TabwireClientOptions): Promise<WebSocket> {
     };
     ws.once("open", () => {
       ws.removeAllListeners();
-      resolve(ws);
+      resolve({ ws, session, windowMs });
     });
     ws.once("unexpected-response", (_request, response) => {
       void refusalOf(response, url.origin).then(fail);

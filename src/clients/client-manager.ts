@@ -5,6 +5,7 @@ import type { Client, Notifications, Tab } from "../protocol/types.js";
 import type { AgentRecord, AgentRegistry } from "../agents/agent-registry.js";
 import { ClientContexts, type ContextRecord } from "./client-contexts.js";
 import { TabActivity } from "./tab-activity.js";
+import { TAB_UPDATE_INTERVAL_MS, TabUpdates } from "./tab-updates.js";
 import { formatTarget, parseTarget } from "../target-id.js";
 
 /** Who is calling: the base client ids their token reaches, or null for every client. */
@@ -21,9 +22,13 @@ export type ClientEntry = Client;
 /** Why a tab went, as tab.closed says. */
 export type TabClosedReason = Notifications["tab.closed"]["reason"];
 
-/** What ClientManager tells its listeners: a tab appeared or went, with its owner. */
+/**
+ * What ClientManager tells its listeners: a tab appeared, changed its URL or title (at most once per tab every
+ * TAB_UPDATE_INTERVAL_MS, with the latest values), or went, with its owner.
+ */
 export interface ClientManagerEvents {
   tabOpened: [entry: TabEntry];
+  tabUpdated: [entry: TabEntry];
   tabClosed: [entry: TabEntry, reason: TabClosedReason];
 }
 
@@ -56,6 +61,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   /** Restored tabs of persistent clients: the target they had -> Chrome's id now, and back. */
   #aliases = new Map<string, string>();
   #aliasOf = new Map<string, string>();
+  #updates = new TabUpdates({ intervalMs: TAB_UPDATE_INTERVAL_MS, send: (tabId) => this.#updated(tabId) });
 
   constructor(browser: Browser, agents: AgentRegistry, options: ClientManagerOptions) {
     super();
@@ -72,9 +78,11 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     agents.on("connected", (agent) => this.#onAgentConnected(agent));
     agents.on("disconnected", (agent) => this.#onAgentDisconnected(agent));
     browser.on("pageCreated", (page) => this.#opened(page));
+    browser.on("pageChanged", (page) => this.#updates.changed(page.tabId, page));
     browser.on("pageCrashed", (tabId) => this.#closed(tabId, "crashed"));
     browser.on("pageDestroyed", (tabId, reason) => this.#closed(tabId, reason));
     browser.on("disconnected", () => {
+      this.#updates.clear();
       this.activity.clear();
       this.#owners.clear();
       this.#agentClaims.clear();
@@ -178,13 +186,20 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     if (claim !== undefined) this.#agentClaims.set(page.tabId, claim);
     const clientId = this.ownerOf(page.tabId);
     this.contexts.review(clientId);
+    this.#updates.opened(page.tabId, page);
     this.emit("tabOpened", this.#entry(clientId, page));
+  }
+
+  #updated(tabId: string): void {
+    const page = this.#browser.page(tabId);
+    if (page) this.emit("tabUpdated", this.#entry(this.ownerOf(tabId), page));
   }
 
   /** Announces a tab that went (with the owner it had), then forgets its owner. */
   #closed(tabId: string, reason: TabClosedReason): void {
     const page = this.#browser.page(tabId) ?? { tabId, url: "", title: "" };
     const owner = this.ownerOf(tabId);
+    this.#updates.forget(tabId);
     this.emit("tabClosed", this.#entry(owner, page), reason);
     this.#owners.delete(tabId);
     this.#agentClaims.delete(tabId);

@@ -50,12 +50,16 @@ export class ClusterEvents {
     }
     const opened = ({ target, clientId, tabId, url }: TabEntry): void =>
       this.#queue({ topic: "tabs", clientId, method: "tab.opened", params: { target, clientId, tabId, url } });
+    const updated = ({ target, clientId, tabId, url, title }: TabEntry): void =>
+      this.#queue({ topic: "tabs", clientId, method: "tab.updated", params: { target, clientId, tabId, url, title } });
     const closed = (entry: TabEntry, reason: string): void =>
       this.#queue({ topic: "tabs", clientId: entry.clientId, method: "tab.closed", params: { target: entry.target, reason } });
     clients.on("tabOpened", opened);
+    clients.on("tabUpdated", updated);
     clients.on("tabClosed", closed);
     this.#unlisten.push(
       () => clients.off("tabOpened", opened),
+      () => clients.off("tabUpdated", updated),
       () => clients.off("tabClosed", closed),
     );
   }

@@ -5,6 +5,7 @@ import type { ConnectionState } from "../rpc/method.js";
 import type { ConsoleLevel } from "../runtime/console-text.js";
 import { ConsoleBuffer } from "./console-buffer.js";
 import { capMessage, fromConsoleCall, fromException, fromLogEntry, type ConsoleMessage } from "./console-message.js";
+import { Subscriptions } from "./subscriptions.js";
 
 /** What a subscriber asked for. */
 export interface SubscribeOptions {
@@ -24,8 +25,6 @@ interface Subscription {
   exceptions: boolean;
   dropped: number;
   retry: NodeJS.Timeout | null;
-  /** Removes the listener that ends the subscription with its connection (a long-lived connection subscribes often). */
-  stopWatchingConnection: () => void;
 }
 
 /** How often a subscriber that lost messages is offered its console.dropped notice while nothing else is logged. */
@@ -40,9 +39,9 @@ export class ConsoleStream {
   #bufferSize: number;
   #bufferBytes: number;
   #buffers = new Map<string, ConsoleBuffer>();
-  #byTab = new Map<string, Set<Subscription>>();
-  #byId = new Map<string, Subscription>();
-  #perConnection = new WeakMap<ConnectionState, number>();
+  #subscriptions = new Subscriptions<Subscription>((subscription) => {
+    if (subscription.retry) clearInterval(subscription.retry);
+  });
   #droppedTotal = 0;
 
   constructor(pool: SessionPool, bufferSize: number, bufferBytes = Infinity) {
@@ -67,31 +66,20 @@ export class ConsoleStream {
       exceptions: options.exceptions,
       dropped: 0,
       retry: null,
-      stopWatchingConnection: () => {},
     };
-    this.#byId.set(subscription.id, subscription);
-    this.#perConnection.set(connection, this.countOf(connection) + 1);
-    let subscriptions = this.#byTab.get(options.tabId);
-    if (!subscriptions) this.#byTab.set(options.tabId, (subscriptions = new Set()));
-    subscriptions.add(subscription);
-    const onClosed = (): void => void this.unsubscribe(connection, subscription.id);
-    connection.closed.addEventListener("abort", onClosed, { once: true });
-    subscription.stopWatchingConnection = () => connection.closed.removeEventListener("abort", onClosed);
+    this.#subscriptions.add(subscription);
     if (options.replay) for (const message of this.list(options.tabId, this.#bufferSize, true)) this.#deliver(subscription, message);
     return subscription.id;
   }
 
   /** How many subscriptions a connection holds. */
   countOf(connection: ConnectionState): number {
-    return this.#perConnection.get(connection) ?? 0;
+    return this.#subscriptions.countOf(connection);
   }
 
   /** Ends one of the connection's subscriptions; false when it has none with that id. */
   unsubscribe(connection: ConnectionState, subscriptionId: string): boolean {
-    const subscription = this.#byId.get(subscriptionId);
-    if (!subscription || subscription.connection !== connection) return false;
-    this.#remove(subscription);
-    return true;
+    return this.#subscriptions.unsubscribe(connection, subscriptionId);
   }
 
   /** The newest messages of a tab, in page order. */
@@ -101,18 +89,18 @@ export class ConsoleStream {
 
   /** The connections subscribed to a tab's console. */
   subscribersOf(tabId: string): ConnectionState[] {
-    return [...(this.#byTab.get(tabId) ?? [])].map((subscription) => subscription.connection);
+    return [...this.#subscriptions.ofTab(tabId)].map((subscription) => subscription.connection);
   }
 
   /** Ends every subscription of a tab that went (closed or crashed: the hub closes crashed tabs) and forgets its log. */
   dropTab(tabId: string): void {
-    for (const subscription of this.#byTab.get(tabId) ?? []) this.#remove(subscription);
+    this.#subscriptions.dropTab(tabId);
     this.#buffers.delete(tabId);
   }
 
   /** How many subscriptions are live (for tests and metrics). */
   get size(): number {
-    return this.#byId.size;
+    return this.#subscriptions.size;
   }
 
   #watch(tab: TabSession): void {
@@ -125,14 +113,14 @@ export class ConsoleStream {
       if (logged.timestamp <= replayedBefore) return;
       const message = capMessage(logged);
       buffer.push(message);
-      for (const subscription of this.#byTab.get(tabId) ?? []) this.#deliver(subscription, message);
+      for (const subscription of this.#subscriptions.ofTab(tabId)) this.#deliver(subscription, message);
     };
     tab.listen("Runtime.consoleAPICalled", (event) => record(fromConsoleCall(event)));
     tab.listen("Runtime.exceptionThrown", (event) => record(fromException(event)));
     tab.listen("Log.entryAdded", (event) => record(fromLogEntry(event)));
     tab.listen("Page.javascriptDialogOpening", (event) => {
       const told = new Set<ConnectionState>();
-      for (const { connection, target } of this.#byTab.get(tabId) ?? []) {
+      for (const { connection, target } of this.#subscriptions.ofTab(tabId)) {
         if (told.has(connection)) continue;
         told.add(connection);
         connection.notify("dialog.opened", { target, type: event.type, message: event.message });
@@ -167,15 +155,5 @@ export class ConsoleStream {
     if (subscription.retry) clearInterval(subscription.retry);
     subscription.retry = null;
     return true;
-  }
-
-  #remove(subscription: Subscription): void {
-    if (subscription.retry) clearInterval(subscription.retry);
-    subscription.stopWatchingConnection();
-    this.#byId.delete(subscription.id);
-    this.#perConnection.set(subscription.connection, this.countOf(subscription.connection) - 1);
-    const subscriptions = this.#byTab.get(subscription.tabId);
-    subscriptions?.delete(subscription);
-    if (subscriptions?.size === 0) this.#byTab.delete(subscription.tabId);
   }
 }

@@ -8,8 +8,8 @@ import type { ConsoleStream } from "./console-stream.js";
 export type Topic = ValidatedParams<"events.subscribe">["topics"][number];
 
 /**
- * Tab notifications: `tab.opened` and `tab.closed` to connections subscribed to the `tabs` topic that may see the
- * tab, and `tab.closed` to every connection subscribed to the tab's console (once per connection); agent
+ * Tab notifications: `tab.opened`, `tab.updated` and `tab.closed` to connections subscribed to the `tabs` topic that
+ * may see the tab, and `tab.closed` to every connection subscribed to the tab's console (once per connection); agent
  * notifications (`agent.connected`, `agent.ready`, `agent.disconnected`, and `agent.activity`: tasks, status, pauses) to the `agents` topic; `client.opened` and
  * `client.closed` (a client's browser context made, or disposed) to the `clients` topic; what others publish (the
  * downloads) to theirs.
@@ -42,6 +42,9 @@ export class EventTopics {
     clients.on("tabOpened", (entry) => {
       const { target, clientId, tabId, url } = entry;
       for (const connection of this.#watchers("tabs", clientId)) connection.notify("tab.opened", { target, clientId, tabId, url });
+    });
+    clients.on("tabUpdated", ({ target, clientId, tabId, url, title }) => {
+      for (const connection of this.#watchers("tabs", clientId)) connection.notify("tab.updated", { target, clientId, tabId, url, title });
     });
     clients.on("tabClosed", (entry, reason) => {
       const told = new Set([...this.#console.subscribersOf(entry.tabId), ...this.#watchers("tabs", entry.clientId)]);

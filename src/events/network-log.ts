@@ -11,6 +11,12 @@ import { ownCopy } from "../runtime/utf8-cut.js";
  */
 export type NetworkEntry = Result<"network.get">["request"] & { sentAt: number };
 
+/** One request as network.list and network.requests show it. */
+export type RequestSummary = Result<"network.list">["requests"][number];
+
+/** Called when a tab's request was logged or changed (answered, finished, failed, or its redirect's hop refiled). */
+export type NetworkChangeListener = (tabId: string, entry: NetworkEntry) => void;
+
 const POST_DATA_MAX = 64 * 1024;
 // A page may ask for URLs of up to 2 MB (Chrome's limit), hundreds of them: the log keeps each one's beginning, so
 // one client's page can neither fill the hub's memory nor make a glob over its log (network.list) costly.
@@ -32,6 +38,7 @@ const BODY_MAX_BYTES = 10 * 1024 * 1024;
 export class NetworkLog {
   #capacity: number;
   #byTab = new Map<string, TabLog>();
+  #listeners = new Set<NetworkChangeListener>();
 
   constructor(pool: SessionPool, browser: Browser, capacity: number) {
     this.#capacity = capacity;
@@ -50,10 +57,20 @@ export class NetworkLog {
     return this.#byTab.get(tabId)?.get(requestId);
   }
 
+  /** Calls `listener` at every request logged or changed, until the function it returns is called. */
+  onChange(listener: NetworkChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   async #watch(tab: TabSession): Promise<void> {
-    const log = this.#logOf(tab.tabId);
+    const tabId = tab.tabId;
+    const log = this.#logOf(tabId);
     const cdp = tab.cdp;
-    cdp.listen("Network.requestWillBeSent", (event) => this.#sent(log, event));
+    const changed = (entry: NetworkEntry): void => {
+      for (const listener of this.#listeners) listener(tabId, entry);
+    };
+    cdp.listen("Network.requestWillBeSent", (event) => this.#sent(log, event).forEach(changed));
     cdp.listen("Network.responseReceived", (event) => {
       const entry = log.get(event.requestId);
       if (!entry) return;
@@ -61,6 +78,7 @@ export class NetworkLog {
       log.grow(entry, headerChars(entry.responseHeaders));
       entry.resourceType = event.type;
       entry.responseMs = Math.max(0, (event.timestamp - entry.sentAt) * 1000);
+      changed(entry);
     });
     cdp.listen("Network.requestServedFromCache", (event) => {
       const entry = log.get(event.requestId);
@@ -72,6 +90,7 @@ export class NetworkLog {
       entry.state = "finished";
       entry.encodedBytes = event.encodedDataLength;
       entry.durationMs = Math.max(0, (event.timestamp - entry.sentAt) * 1000);
+      changed(entry);
     });
     cdp.listen("Network.loadingFailed", (event) => {
       const entry = log.get(event.requestId);
@@ -79,6 +98,7 @@ export class NetworkLog {
       entry.state = "failed";
       entry.errorText = event.errorText;
       entry.durationMs = Math.max(0, (event.timestamp - entry.sentAt) * 1000);
+      changed(entry);
     });
     await tab.send(
       "Network.enable",
@@ -87,7 +107,9 @@ export class NetworkLog {
     );
   }
 
-  #sent(log: TabLog, event: Protocol.Network.RequestWillBeSentEvent): void {
+  /** Logs a request that was sent; answers the entries it made or changed (a redirect's hop, then the request). */
+  #sent(log: TabLog, event: Protocol.Network.RequestWillBeSentEvent): NetworkEntry[] {
+    const changed: NetworkEntry[] = [];
     const previous = log.get(event.requestId);
     if (previous && event.redirectResponse) {
       // A redirect reuses the request id: the hop it ends keeps a key of its own.
@@ -95,6 +117,7 @@ export class NetworkLog {
       log.grow(previous, headerChars(previous.responseHeaders));
       previous.durationMs = Math.max(0, (event.timestamp - previous.sentAt) * 1000);
       log.rekey(event.requestId, `${event.requestId}.redirect.${log.entries.size}`);
+      changed.push(previous);
     }
     const { request } = event;
     const postData = request.postData === undefined ? {} : { postData: cut(request.postData, POST_DATA_MAX) };
@@ -110,6 +133,8 @@ export class NetworkLog {
       ...postData,
     };
     log.add(entry, ENTRY_CHARS + entry.url.length + headerChars(entry.requestHeaders) + (entry.postData?.length ?? 0));
+    changed.push(entry);
+    return changed;
   }
 
   #logOf(tabId: string): TabLog {
@@ -117,6 +142,23 @@ export class NetworkLog {
     if (!log) this.#byTab.set(tabId, (log = new TabLog(this.#capacity)));
     return log;
   }
+}
+
+/** A request as network.list shows it: no headers or post data, its duration to a tenth of a millisecond. */
+export function requestSummary(entry: NetworkEntry): RequestSummary {
+  const { requestId, url, method, resourceType, status, state, startedAt, durationMs, encodedBytes, errorText } = entry;
+  return {
+    requestId,
+    url,
+    method,
+    resourceType,
+    state,
+    startedAt,
+    ...(status === undefined ? {} : { status }),
+    ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs * 10) / 10 }),
+    ...(encodedBytes === undefined ? {} : { encodedBytes }),
+    ...(errorText === undefined ? {} : { errorText }),
+  };
 }
 
 /** One tab's requests, oldest first: at most `capacity` of them and LOG_CHARS_MAX characters of their texts. */

@@ -2,6 +2,7 @@ import type { Browser } from "../cdp/browser.js";
 import { newId } from "../ids.js";
 import { log } from "../log.js";
 import type { ConnectionState } from "../rpc/method.js";
+import { Subscriptions } from "./subscriptions.js";
 import { TabCaster, type CastFrame, type CastSettings } from "./tab-caster.js";
 
 /** What a viewer asks for: the tab, and the size, quality and pace of its frames. */
@@ -12,13 +13,13 @@ export interface ViewerOptions extends CastSettings {
 
 interface Viewer {
   id: string;
+  tabId: string;
   connection: ConnectionState;
   options: ViewerOptions;
   lastSentAt: number;
   /** The newest frame not sent yet (the viewer's pace held it back), sent when its turn comes unless a newer one replaces it. */
   waiting: CastFrame | null;
   timer: NodeJS.Timeout | null;
-  stopWatchingConnection: () => void;
 }
 
 // A viewer whose socket holds more than this unsent is skipped: frames are dropped, never queued behind each other.
@@ -31,33 +32,26 @@ const MAX_BACKLOG_BYTES = 512 * 1024;
  */
 export class Screencasts {
   #browser: Browser;
-  #viewers = new Map<string, Viewer>();
+  #viewers = new Subscriptions<Viewer>((viewer) => this.#removed(viewer));
   #casters = new Map<string, { caster: TabCaster; started: Promise<void> }>();
-  #perConnection = new Map<ConnectionState, number>();
 
   constructor(browser: Browser) {
     this.#browser = browser;
-    browser.onPageGone((tabId) => {
-      for (const viewer of this.#viewersOf(tabId)) this.#remove(viewer);
-    });
+    browser.onPageGone((tabId) => this.#viewers.dropTab(tabId));
   }
 
   /** Starts sending a tab's frames to a connection; ends when it stops, closes, or the tab goes. */
   async subscribe(connection: ConnectionState, options: ViewerOptions): Promise<string> {
     const viewer: Viewer = {
       id: newId(),
+      tabId: options.tabId,
       connection,
       options,
       lastSentAt: 0,
       waiting: null,
       timer: null,
-      stopWatchingConnection: () => {},
     };
-    this.#viewers.set(viewer.id, viewer);
-    this.#perConnection.set(connection, this.countOf(connection) + 1);
-    const onClosed = (): void => void this.unsubscribe(connection, viewer.id);
-    connection.closed.addEventListener("abort", onClosed, { once: true });
-    viewer.stopWatchingConnection = () => connection.closed.removeEventListener("abort", onClosed);
+    this.#viewers.add(viewer);
     const existing = this.#casters.get(options.tabId);
     if (existing) {
       existing.caster.update(this.#settingsOf(options.tabId));
@@ -70,7 +64,7 @@ export class Screencasts {
       tabId: options.tabId,
       settings: this.#settingsOf(options.tabId),
       onFrame: (frame) => {
-        for (const each of this.#viewersOf(options.tabId)) this.#offer(each, frame);
+        for (const each of this.#viewers.ofTab(options.tabId)) this.#offer(each, frame);
       },
     });
     const started = created.start();
@@ -84,22 +78,19 @@ export class Screencasts {
     try {
       await started;
     } catch (error) {
-      this.#remove(viewer);
+      this.#viewers.remove(viewer);
       throw error;
     }
   }
 
   /** How many live views a connection holds. */
   countOf(connection: ConnectionState): number {
-    return this.#perConnection.get(connection) ?? 0;
+    return this.#viewers.countOf(connection);
   }
 
   /** Ends one of the connection's live views; false when it has none with that id. */
   unsubscribe(connection: ConnectionState, subscriptionId: string): boolean {
-    const viewer = this.#viewers.get(subscriptionId);
-    if (!viewer || viewer.connection !== connection) return false;
-    this.#remove(viewer);
-    return true;
+    return this.#viewers.unsubscribe(connection, subscriptionId);
   }
 
   /** Sends a frame now if the viewer's pace allows, else keeps it (the newest only) for when it does. */
@@ -112,7 +103,7 @@ export class Screencasts {
         viewer.timer = null;
         const waiting = viewer.waiting;
         viewer.waiting = null;
-        if (waiting && this.#viewers.has(viewer.id)) this.#send(viewer, waiting);
+        if (waiting && this.#viewers.has(viewer)) this.#send(viewer, waiting);
       },
       Math.max(0, due),
     );
@@ -136,31 +127,23 @@ export class Screencasts {
     });
   }
 
-  #remove(viewer: Viewer): void {
-    if (!this.#viewers.delete(viewer.id)) return;
+  /** A viewer went: its tab's screencast stops with its last viewer, or fits the viewers left. */
+  #removed(viewer: Viewer): void {
     if (viewer.timer) clearTimeout(viewer.timer);
-    viewer.stopWatchingConnection();
-    const count = this.countOf(viewer.connection) - 1;
-    if (count > 0) this.#perConnection.set(viewer.connection, count);
-    else this.#perConnection.delete(viewer.connection);
-    const { tabId } = viewer.options;
+    const { tabId } = viewer;
     const caster = this.#casters.get(tabId)?.caster;
     if (!caster) return;
-    if (this.#viewersOf(tabId).length === 0) {
+    if (this.#viewers.ofTab(tabId).size === 0) {
       this.#casters.delete(tabId);
       caster.stop();
       log.debug("screencast stopped", { tabId });
     } else caster.update(this.#settingsOf(tabId));
   }
 
-  #viewersOf(tabId: string): Viewer[] {
-    return [...this.#viewers.values()].filter((viewer) => viewer.options.tabId === tabId);
-  }
-
   /** The largest size, best quality and fastest pace the tab's viewers ask for. */
   #settingsOf(tabId: string): CastSettings {
     const settings: CastSettings = { maxWidth: 1, maxHeight: 1, quality: 1, maxFps: 1 };
-    for (const { options } of this.#viewersOf(tabId)) {
+    for (const { options } of this.#viewers.ofTab(tabId)) {
       settings.maxWidth = Math.max(settings.maxWidth, options.maxWidth);
       settings.maxHeight = Math.max(settings.maxHeight, options.maxHeight);
       settings.quality = Math.max(settings.quality, options.quality);

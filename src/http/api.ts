@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { v4 as uuidv4 } from "uuid";
 import { ErrorCode, HubError } from "../errors.js";
 import type { MethodName, Params, Result } from "../protocol/types.js";
+import type { DrainGate } from "../rpc/drain-gate.js";
 import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
@@ -27,6 +28,8 @@ export interface HttpApiOptions {
   ratePerSec: number;
   serverId: string;
   version: string;
+  /** While the hub drains, /health answers 503 with `draining: true`, so a load balancer stops sending. */
+  drain?: DrainGate;
 }
 
 /** One request as a route sees it. */
@@ -72,10 +75,12 @@ export class HttpApi {
   async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? "/", "http://hub.invalid");
     if (request.method === "GET" && url.pathname === "/health") {
-      return sendJson(response, 200, {
-        ok: true,
+      const draining = this.#options.drain?.isDraining ?? false;
+      return sendJson(response, draining ? 503 : 200, {
+        ok: !draining,
         browser: this.#options.services.browser.isUp ? "connected" : "down",
         uptimeMs: uptimeMs(),
+        draining,
       });
     }
     if (request.method === "GET" && url.pathname === "/metrics") {

@@ -62,15 +62,21 @@ export class ClientTools {
     return this.#running.size > 0;
   }
 
-  /** A new MCP server offering the tools as this client: one for a 2025 session's life, or one per 2026-07-28 request. */
-  server(): Server {
+  /**
+   * A new MCP server offering the tools as this client, the default ones and those of `caps`: one for a 2025
+   * session's life, or one per 2026-07-28 request.
+   */
+  server(caps: ReadonlySet<string>): Server {
     const server = new Server({ name: "tabwire", version: this.#parts.version }, { capabilities: { tools: {} } });
     server.setRequestHandler("tools/list", () => ({
-      tools: this.#offered().map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, annotations })),
+      tools: this.#offered(caps).map(({ name, description, inputSchema, annotations }) => ({
+        name,
+        description,
+        inputSchema,
+        annotations,
+      })),
     }));
-    server.setRequestHandler("tools/call", (request, context) =>
-      this.#call(request.params.name, request.params.arguments ?? {}, context.mcpReq.signal),
-    );
+    server.setRequestHandler("tools/call", (request, context) => this.#call(this.#callable(caps), request.params, context.mcpReq.signal));
     return server;
   }
 
@@ -91,15 +97,24 @@ export class ClientTools {
     }
   }
 
-  /** The tools offered now: agent.run only while an agent of the client is connected. */
-  #offered(): readonly HubTool[] {
-    const hasAgent = this.#parts.services.agents.all().some((agent) => agent.baseId === this.clientId);
-    return hasAgent ? this.#parts.tools : this.#parts.tools.filter((tool) => tool.method !== "agent.run");
+  /** The tools a server may call: the default ones and those of `caps`. */
+  #callable(caps: ReadonlySet<string>): readonly HubTool[] {
+    return this.#parts.tools.filter((tool) => tool.cap === undefined || caps.has(tool.cap));
   }
 
-  async #call(name: string, args: Record<string, unknown>, signal: AbortSignal): Promise<CallToolResult> {
+  /** The tools listed now: the callable ones, agent.run only while an agent of the client is connected. */
+  #offered(caps: ReadonlySet<string>): readonly HubTool[] {
+    const hasAgent = this.#parts.services.agents.all().some((agent) => agent.baseId === this.clientId);
+    return hasAgent ? this.#callable(caps) : this.#callable(caps).filter((tool) => tool.method !== "agent.run");
+  }
+
+  async #call(
+    callable: readonly HubTool[],
+    { name, arguments: args = {} }: { name: string; arguments?: Record<string, unknown> },
+    signal: AbortSignal,
+  ): Promise<CallToolResult> {
     this.lastUsedAt = Date.now();
-    const tool = this.#parts.tools.find((each) => each.name === name);
+    const tool = callable.find((each) => each.name === name);
     if (!tool) return toolError(new HubError("METHOD_NOT_FOUND", `no tool ${name.slice(0, 100)}; list them with tools/list`));
     const inflight = new InflightTable();
     const cancel = (): void => inflight.cancelAll(new HubError("CANCELLED", "the MCP client cancelled the call"));

@@ -23,9 +23,9 @@ export class LegacySessions {
 
   /**
    * Serves one 2025 request: to its session when it names one this token opened (anything else is 404), else an
-   * initialize opens a session as the client `open` gives.
+   * initialize opens a session as the client `open` gives, with the tools its URL's `caps` add.
    */
-  async handle({ request, response, body }: McpExchange, grantKey: string, open: () => OpenedClient): Promise<void> {
+  async handle({ request, response, body, caps }: McpExchange, grantKey: string, open: () => OpenedClient): Promise<void> {
     const sessionId = request.headers["mcp-session-id"];
     if (typeof sessionId === "string") {
       const held = this.#sessions.get(sessionId);
@@ -42,7 +42,8 @@ export class LegacySessions {
     if (request.method !== "POST" || !isInitializeRequest(body))
       return sendJson(response, 400, mcpError("no Mcp-Session-Id: start a session with an initialize request (POST)"));
     const { tools, uncount } = open();
-    const server = tools.server();
+    // The tools of a session are those its initialize asked for, for its whole life.
+    const server = tools.server(caps);
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {

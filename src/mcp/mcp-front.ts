@@ -13,7 +13,7 @@ import { ClientTools, type ClientToolsOwner } from "./client-tools.js";
 import type { McpExchange, OpenedClient } from "./exchange.js";
 import { LegacySessions } from "./legacy-sessions.js";
 import { ModernLane } from "./modern-lane.js";
-import type { HubTool } from "./tools.js";
+import { capsOf, type HubTool } from "./tools.js";
 
 /** What the MCP front needs: the hub's parts, its tools, who may come in, and the limits. */
 export interface McpFrontOptions {
@@ -78,12 +78,25 @@ export class McpFront {
     const body = request.method === "POST" ? await readJsonBody(request, this.#options.maxBodyBytes) : undefined;
     const peer = request.socket.remoteAddress ?? "unknown";
     const asked = url.searchParams.get("clientId");
-    const exchange: McpExchange = { request, response, body };
+    const exchange: McpExchange = { request, response, body, caps: this.#capsAsked(url) };
     if (await isLegacyRequest(await toWebRequest(request, body ?? null), body)) {
       return this.#legacy.handle(exchange, grantKey, () => this.#open(grantKey, { ...sessionClient(grant, asked), peer }));
     }
     const clientId = requestClient(grant, asked);
     await this.#modern.handle(exchange, { grantKey, clientId }, () => this.#open(grantKey, { clientId, peer, ownsClient: false }));
+  }
+
+  /** The groups of tools the URL's `caps` asks for (comma-separated, or `all`); an unknown one is 400 naming the known ones. */
+  #capsAsked(url: URL): ReadonlySet<string> {
+    const asked = (url.searchParams.get("caps") ?? "").split(",").filter((cap) => cap !== "");
+    const known = capsOf(this.#options.tools);
+    if (asked.includes("all")) return known;
+    const unknown = asked.find((cap) => !known.has(cap));
+    if (unknown === undefined) return new Set(asked);
+    throw new HttpError(400, {
+      code: ErrorCode.INVALID_PARAMS,
+      message: `no tools caps ${JSON.stringify(unknown.slice(0, 100))} at /mcp; ask for ${[...known, "all"].join(", ")} (comma-separated)`,
+    });
   }
 
   /** The tools of a new session or 2026-07-28 client, counted in /metrics until it ends. */

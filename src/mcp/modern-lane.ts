@@ -1,5 +1,5 @@
 import { toNodeHandler, type NodeMcpRequestHandler } from "@modelcontextprotocol/node";
-import { createMcpHandler, type AuthInfo, type McpHttpHandler, type McpRequestContext } from "@modelcontextprotocol/server";
+import { createMcpHandler, type AuthInfo, type McpHttpHandler, type McpRequestContext, type Server } from "@modelcontextprotocol/server";
 import { log } from "../log.js";
 import type { ClientTools } from "./client-tools.js";
 import type { McpExchange, OpenedClient } from "./exchange.js";
@@ -18,7 +18,7 @@ export class ModernLane {
   #serve: NodeMcpRequestHandler;
 
   constructor(maxBodyBytes: number) {
-    this.#handler = createMcpHandler((context) => toolsOf(context).server(), {
+    this.#handler = createMcpHandler((context) => serverOf(context), {
       legacy: "reject",
       maxRequestBodySize: maxBodyBytes,
       onerror: (error) => log.debug("MCP request refused", { error: error.message }),
@@ -28,7 +28,7 @@ export class ModernLane {
 
   /** Serves one 2026-07-28 request as the client `clientId` of the token `grantKey`, opened by `open` if new. */
   async handle(
-    { request, response, body }: McpExchange,
+    { request, response, body, caps }: McpExchange,
     who: { grantKey: string; clientId: string },
     open: () => OpenedClient,
   ): Promise<void> {
@@ -39,7 +39,7 @@ export class ModernLane {
       this.#clients.set(key, held);
     }
     held.tools.lastUsedAt = Date.now();
-    const auth: AuthInfo = { token: who.grantKey, clientId: who.clientId, scopes: [], extra: { tools: held.tools } };
+    const auth: AuthInfo = { token: who.grantKey, clientId: who.clientId, scopes: [], extra: { tools: held.tools, caps } };
     await this.#serve(Object.assign(request, { auth }), response, body);
     held.tools.lastUsedAt = Date.now();
   }
@@ -65,9 +65,9 @@ export class ModernLane {
   }
 }
 
-/** The client tools the front put on the request's auth for the factory. */
-function toolsOf(context: McpRequestContext): ClientTools {
-  const tools = context.authInfo?.extra?.tools as ClientTools | undefined;
-  if (!tools) throw new Error("an MCP request reached the modern lane without its client");
-  return tools;
+/** The server of one request: the client tools the front put on the request's auth, with the request's caps. */
+function serverOf(context: McpRequestContext): Server {
+  const extra = context.authInfo?.extra as { tools?: ClientTools; caps?: ReadonlySet<string> } | undefined;
+  if (!extra?.tools || !extra.caps) throw new Error("an MCP request reached the modern lane without its client");
+  return extra.tools.server(extra.caps);
 }

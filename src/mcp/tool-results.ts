@@ -10,12 +10,12 @@ export const MCP_VALUE_MAX_BYTES = 100_000;
 
 /**
  * The params a model gets where its call leaves them out, sized for its context: a snapshot read from the DOM (fast on
- * large pages) a page at a time, content, values and response bodies cut at 100 KB, screenshots at most 1,568 px on the long side and
+ * large pages), written for a model (`compact`), a page at a time, content, values and response bodies cut at 100 KB, screenshots at most 1,568 px on the long side and
  * encoded for speed (an agent waits on it; the image's pixels, not its bytes, are what a model counts). The
  * tools' schemas show them as their defaults.
  */
 export const MCP_DEFAULTS: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
-  snapshot: { source: "dom", maxChars: MCP_SNAPSHOT_MAX_CHARS },
+  snapshot: { source: "dom", compact: true, maxChars: MCP_SNAPSHOT_MAX_CHARS },
   content: { maxSize: MCP_VALUE_MAX_BYTES },
   evaluate: { maxSize: MCP_VALUE_MAX_BYTES },
   "network.get": { maxSize: MCP_VALUE_MAX_BYTES },
@@ -29,7 +29,8 @@ export function sizedForModels(method: string, params: Record<string, unknown>):
 
 /**
  * A method's result as a tool result: the result as JSON text and as structuredContent; a snapshot as its indented
- * text (the tree left out of structuredContent); a screenshot as an image.
+ * text (the tree left out of structuredContent); a screenshot as an image; an action's page changes as their lines
+ * under the JSON.
  */
 export function toolResult(method: string, result: unknown): CallToolResult {
   if (method === "snapshot") {
@@ -43,7 +44,17 @@ export function toolResult(method: string, result: unknown): CallToolResult {
   }
   const structured =
     result !== null && typeof result === "object" && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
-  return { content: [{ type: "text", text: JSON.stringify(result) }], structuredContent: structured };
+  return { content: [{ type: "text", text: withChangedLines(structured) ?? JSON.stringify(result) }], structuredContent: structured };
+}
+
+/** An action's answer with its page changes' lines written out rather than JSON-escaped on one line; null for any other answer. */
+function withChangedLines(result: Record<string, unknown>): string | null {
+  const changes = result.changes as { diff?: unknown } | undefined;
+  if (typeof changes?.diff !== "string") return null;
+  const { diff, ...rest } = changes;
+  const { changes: _changes, ...answer } = result;
+  const head = Object.keys(rest).length > 0 ? { ...answer, changes: rest } : answer;
+  return `${JSON.stringify(head)}\nPage changes:\n${diff}`;
 }
 
 /** A failed call as a tool result the model reads: the error's name, code, message and data. */

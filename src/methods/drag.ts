@@ -6,7 +6,7 @@ import { actOn, defineMethod } from "../services.js";
 export const drag = defineMethod("drag", { runs: "tab" }, async (params, call) => {
   const from = requiredElementOf(params.from, "drag", "/from");
   const to = requiredElementOf(params.to, "drag", "/to");
-  return actOn(call, { target: params.target, method: "drag" }, async (scope) => {
+  return actOn(call, { target: params.target, method: "drag", changes: params.changes }, async (scope) => {
     const start = await scope.point(from, { enabled: true, editable: false, hitTest: true });
     const end = await scope.point(to, { enabled: false, editable: false, hitTest: false });
     await new TabInput(scope.tab, call.budget).drag(start, end, params.steps);

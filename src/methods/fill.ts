@@ -5,5 +5,7 @@ import { actOn, defineMethod } from "../services.js";
 /** `fill`: replaces the text of an input, textarea or contenteditable element as a user would. */
 export const fill = defineMethod("fill", { runs: "tab" }, async (params, call) => {
   const element = referencedElementOf(params, "fill");
-  return actOn(call, { target: params.target, method: "fill" }, (scope) => fillElement(scope, element, params.value));
+  return actOn(call, { target: params.target, method: "fill", changes: params.changes }, (scope) =>
+    fillElement(scope, element, params.value),
+  );
 });

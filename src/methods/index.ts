@@ -34,7 +34,9 @@ import { networkGet } from "./network-get.js";
 import { networkHar } from "./network-har.js";
 import { networkList } from "./network-list.js";
 import { networkRoute } from "./network-route.js";
+import { networkSubscribe } from "./network-subscribe.js";
 import { networkUnroute } from "./network-unroute.js";
+import { networkUnsubscribe } from "./network-unsubscribe.js";
 import { pdf } from "./pdf.js";
 import { ping } from "./ping.js";
 import { press } from "./press.js";
@@ -43,13 +45,18 @@ import { screencastStop } from "./screencast-stop.js";
 import { screenshot } from "./screenshot.js";
 import { scroll } from "./scroll.js";
 import { select } from "./select.js";
+import { sessionResume } from "./session-resume.js";
 import { snapshot } from "./snapshot.js";
 import { stateExport } from "./state-export.js";
 import { stateImport } from "./state-import.js";
 import { tabsActivate } from "./tabs-activate.js";
+import { tabsBack } from "./tabs-back.js";
 import { tabsClose } from "./tabs-close.js";
+import { tabsForward } from "./tabs-forward.js";
 import { tabsList } from "./tabs-list.js";
 import { tabsOpen } from "./tabs-open.js";
+import { tabsReload } from "./tabs-reload.js";
+import { tabsStop } from "./tabs-stop.js";
 import { type } from "./type.js";
 import { upload } from "./upload.js";
 import { waitFor } from "./wait-for.js";
@@ -65,6 +72,10 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "tabs.close": tabsClose,
   "tabs.activate": tabsActivate,
   navigate,
+  "tabs.back": tabsBack,
+  "tabs.forward": tabsForward,
+  "tabs.reload": tabsReload,
+  "tabs.stop": tabsStop,
   evaluate,
   content,
   snapshot,
@@ -75,10 +86,13 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "console.unsubscribe": consoleUnsubscribe,
   "console.list": consoleList,
   "events.subscribe": eventsSubscribe,
+  "session.resume": sessionResume,
   "screencast.start": screencastStart,
   "screencast.stop": screencastStop,
   emulate,
   "network.list": networkList,
+  "network.subscribe": networkSubscribe,
+  "network.unsubscribe": networkUnsubscribe,
   "network.get": networkGet,
   "network.har": networkHar,
   "network.route": networkRoute,

@@ -1,3 +1,4 @@
+import { requestSummary } from "../events/network-log.js";
 import { globMatcher } from "../runtime/url-matcher.js";
 import { defineMethod } from "../services.js";
 
@@ -17,19 +18,6 @@ export const networkList = defineMethod("network.list", { runs: "tab" }, async (
         (filter.statusMax === undefined || (request.status ?? 0) <= filter.statusMax),
     );
   const limit = params.limit ?? 100;
-  const requests = all
-    .slice(-limit)
-    .map(({ requestId, url, method, resourceType, status, state, startedAt, durationMs, encodedBytes, errorText }) => ({
-      requestId,
-      url,
-      method,
-      resourceType,
-      state,
-      startedAt,
-      ...(status === undefined ? {} : { status }),
-      ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs * 10) / 10 }),
-      ...(encodedBytes === undefined ? {} : { encodedBytes }),
-      ...(errorText === undefined ? {} : { errorText }),
-    }));
+  const requests = all.slice(-limit).map(requestSummary);
   return { requests, total: all.length };
 });

@@ -12,7 +12,7 @@ export const press = defineMethod("press", { runs: "tab" }, async (params, call)
     throw new HubError("INVALID_PARAMS", `invalid params for press: ${chord}`, { errors: [{ path: "/key", message: chord }] });
   }
   const element = elementOf(params, "press");
-  return actOn(call, { target: params.target, method: "press" }, async (scope) => {
+  return actOn(call, { target: params.target, method: "press", changes: params.changes }, async (scope) => {
     if (element) await focusElement(scope, element);
     await new TabInput(scope.tab, call.budget).press(chord);
   });

@@ -12,7 +12,7 @@ const VIEWPORT_CENTRE = "({ x: innerWidth / 2, y: innerHeight / 2 })";
 export const scroll = defineMethod("scroll", { runs: "tab" }, async (params, call) => {
   const element = elementOf(params, "scroll");
   const delta = { x: params.deltaX, y: params.deltaY };
-  return actOn(call, { target: params.target, method: "scroll" }, async (scope) => {
+  return actOn(call, { target: params.target, method: "scroll", changes: params.changes }, async (scope) => {
     if (delta.x === 0 && delta.y === 0) {
       if (element && !("x" in element)) await scope.callFunction(await scope.object(element), SCROLL_INTO_VIEW, []);
       return;

@@ -6,7 +6,7 @@ import { actOn, defineMethod } from "../services.js";
 export const select = defineMethod("select", { runs: "tab" }, async (params, call) => {
   const element = referencedElementOf(params, "select");
   let selected: string[] = [];
-  const answer = await actOn(call, { target: params.target, method: "select" }, async (scope) => {
+  const answer = await actOn(call, { target: params.target, method: "select", changes: params.changes }, async (scope) => {
     selected = await selectOptions(scope, element, params.values);
   });
   return { ...answer, selected };

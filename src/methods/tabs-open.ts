@@ -1,4 +1,5 @@
-import { HubError } from "../errors.js";
+import { HubError, isHubError } from "../errors.js";
+import { shortUrl } from "../cdp/pending-load.js";
 import { formatTarget } from "../target-id.js";
 import { navigateTab } from "../runtime/navigate-tab.js";
 import { checkUrlAllowed } from "../runtime/url-policy.js";
@@ -52,6 +53,12 @@ export const tabsOpen = defineMethod("tabs.open", { runs: "here", changesListing
     // Within the budget the answer waits for it, so the caller's next tabs.list no longer shows the tab.
     const closing = browser.closePage(targetId, AbortSignal.timeout(CLOSE_TIMEOUT_MS)).catch(() => {});
     if (!call.budget.isOver) await call.budget.race(closing).catch(() => {});
-    throw error;
+    throw isHubError(error, "TIMEOUT")
+      ? new HubError(
+          "TIMEOUT",
+          `${shortUrl(params.url)} did not load within ${call.budget.timeoutMs} ms; the new tab was closed again`,
+          error.data,
+        )
+      : error;
   }
 });

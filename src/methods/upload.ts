@@ -13,7 +13,7 @@ const FILE_INPUT = `function (count) {
 export const upload = defineMethod("upload", { runs: "tab" }, async (params, call) => {
   const element = referencedElementOf(params, "upload");
   const files = params.files.map((file) => ({ name: file.name, data: Buffer.from(file.data, "base64") }));
-  return actOn(call, { target: params.target, method: "upload" }, async (scope) => {
+  return actOn(call, { target: params.target, method: "upload", changes: params.changes }, async (scope) => {
     const input = await scope.object(element);
     const refusal = await scope.callFunction<string>(input, FILE_INPUT, [files.length]);
     if (refusal) throw new HubError("INVALID_PARAMS", `invalid params for upload: ${refusal}`);

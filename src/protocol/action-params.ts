@@ -8,7 +8,7 @@ export interface ActionMethodParams {
   click: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -24,9 +24,13 @@ export interface ActionMethodParams {
     modifiers?: Modifier[];
     /** Where to click, from the element's top-left corner in CSS pixels (default its centre). */
     position?: {
+      /** CSS px from the left edge. */
       x: number;
+      /** CSS px from the top edge. */
       y: number;
     };
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -34,7 +38,7 @@ export interface ActionMethodParams {
   hover: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -44,9 +48,13 @@ export interface ActionMethodParams {
     y?: number;
     /** Where to hover, from the element's top-left corner in CSS pixels (default its centre). */
     position?: {
+      /** CSS px from the left edge. */
       x: number;
+      /** CSS px from the top edge. */
       y: number;
     };
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -54,7 +62,7 @@ export interface ActionMethodParams {
   type: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -66,6 +74,8 @@ export interface ActionMethodParams {
     text: string;
     /** Milliseconds to wait between characters. */
     delay?: number;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -73,7 +83,7 @@ export interface ActionMethodParams {
   press: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -83,6 +93,8 @@ export interface ActionMethodParams {
     y?: number;
     /** The key or chord. */
     key: string;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -90,7 +102,7 @@ export interface ActionMethodParams {
   fill: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -100,6 +112,8 @@ export interface ActionMethodParams {
     y?: number;
     /** The new text (at most 1,000,000 characters). */
     value: string;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -109,10 +123,15 @@ export interface ActionMethodParams {
     target: Target;
     /** The fields, in order (at most 100). */
     fields: {
+      /** Field ref from the latest snapshot. */
       ref?: string;
+      /** Or a CSS selector. */
       selector?: string;
+      /** Text; an option value or label for a select; true or false (or "true"/"false") for a checkbox or radio. */
       value: string | boolean;
     }[];
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -120,7 +139,7 @@ export interface ActionMethodParams {
   select: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -130,6 +149,8 @@ export interface ActionMethodParams {
     y?: number;
     /** Option values or labels (at most 1,000). */
     values: string[];
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -137,7 +158,7 @@ export interface ActionMethodParams {
   scroll: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -149,6 +170,8 @@ export interface ActionMethodParams {
     deltaX?: number;
     /** Vertical wheel delta, CSS pixels. */
     deltaY?: number;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -181,6 +204,8 @@ export interface ActionMethodParams {
     to: ElementRef;
     /** Mouse moves between the two points. */
     steps?: number;
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -188,19 +213,21 @@ export interface ActionMethodParams {
   upload: {
     /** Composite `clientId:tabId`, as tabs.list gives it. */
     target: Target;
-    /** The element by its ref in the tab's latest snapshot (`e12`). */
+    /** The element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** The element by CSS selector: the first match in the main frame's document. */
     selector?: string;
     /** The files (at most 100). */
     files: {
-      /** The file's name as the page sees it. */
+      /** The file's name, as the page sees it. */
       name: string;
-      /** The caller's MIME type (Chrome types the file by its name's extension). */
+      /** Its MIME type (Chrome types a file by its name's extension). */
       mimeType?: string;
-      /** The bytes, base64. */
+      /** Its bytes, base64. */
       data: string;
     }[];
+    /** `diff` (the default): answer what the action changed on the page in `changes` (its URL and title when they changed, and the lines of its accessibility tree that changed, with refs); `none`: answer nothing of the page, and read nothing of it before and after the action. */
+    changes?: "diff" | "none";
     /** Whole budget of the call, end to end, waiting for the element included (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };

@@ -10,9 +10,13 @@ export interface EnvironmentMethodParams {
     target: Target;
     /** The page's viewport in CSS pixels (at most 4000 a side), its device scale factor (at most 4; default: the screen's) and whether it is a phone (touch, mobile viewport meta): a larger one could take the whole browser down drawing one page. */
     viewport?: {
+      /** CSS px. */
       width: number;
+      /** CSS px. */
       height: number;
+      /** Device pixels per CSS px. */
       deviceScaleFactor?: number;
+      /** A phone (touch, mobile viewport). */
       mobile?: boolean;
     };
     /** The User-Agent header and navigator.userAgent. */
@@ -23,8 +27,11 @@ export interface EnvironmentMethodParams {
     timezone?: string;
     /** Where navigator.geolocation says the device is (accuracy in metres, default 10). */
     geolocation?: {
+      /** Degrees. */
       latitude: number;
+      /** Degrees. */
       longitude: number;
+      /** Metres. */
       accuracy?: number;
     };
     /** What prefers-color-scheme matches. */
@@ -42,15 +49,31 @@ export interface EnvironmentMethodParams {
     target: Target;
     /** Which requests. */
     filter?: {
+      /** URL glob. */
       url?: string;
+      /** Types, as Document, XHR, Fetch, Image. */
       resourceType?: string[];
+      /** Lowest status. */
       statusMin?: number;
+      /** Highest status. */
       statusMax?: number;
     };
     /** The newest this many (default 100). */
     limit?: number;
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
+  };
+  /** `network.subscribe`: Streams the tab's requests to this connection as network.requests notifications, as they are sent and answered. */
+  "network.subscribe": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `network.unsubscribe`: Ends one of this connection's network subscriptions. */
+  "network.unsubscribe": {
+    /** As network.subscribe gave it. */
+    subscriptionId: string;
   };
   /** `network.get`: One of the tab's requests with its request and response headers and, when asked, its response body. */
   "network.get": {

@@ -14,9 +14,13 @@ interface MethodDefaults {
   "tabs.close": never;
   "tabs.activate": never;
   navigate: "waitUntil";
+  "tabs.back": "waitUntil";
+  "tabs.forward": "waitUntil";
+  "tabs.reload": "waitUntil";
+  "tabs.stop": never;
   evaluate: "awaitPromise" | "isolate" | "args" | "captureConsole";
   content: "format" | "includeIframes";
-  snapshot: "source" | "interestingOnly" | "interactiveOnly" | "boxes";
+  snapshot: "source" | "interestingOnly" | "interactiveOnly" | "boxes" | "compact";
   callOn: "args" | "awaitPromise" | "captureConsole";
   screenshot: "format" | "optimizeForSpeed" | "fullPage";
   cancel: never;
@@ -24,10 +28,13 @@ interface MethodDefaults {
   "console.unsubscribe": never;
   "console.list": "limit" | "sinceNavigation";
   "events.subscribe": never;
+  "session.resume": never;
   "screencast.start": "maxWidth" | "maxHeight" | "maxFps" | "quality";
   "screencast.stop": never;
   emulate: never;
   "network.list": never;
+  "network.subscribe": never;
+  "network.unsubscribe": never;
   "network.get": never;
   "network.har": never;
   "network.route": never;
@@ -45,17 +52,17 @@ interface MethodDefaults {
   "agent.call": "params";
   "agent.pause": never;
   "agent.resume": never;
-  click: "button" | "clickCount" | "modifiers";
-  hover: never;
-  type: "delay";
-  press: never;
-  fill: never;
-  fillForm: never;
-  select: never;
-  scroll: "deltaX" | "deltaY";
+  click: "button" | "clickCount" | "modifiers" | "changes";
+  hover: "changes";
+  type: "delay" | "changes";
+  press: "changes";
+  fill: "changes";
+  fillForm: "changes";
+  select: "changes";
+  scroll: "deltaX" | "deltaY" | "changes";
   "wait.for": "state";
-  drag: "steps";
-  upload: never;
+  drag: "steps" | "changes";
+  upload: "changes";
   "dialog.handle": never;
 }
 
@@ -91,6 +98,10 @@ export const METHOD_NAMES = [
   "tabs.close",
   "tabs.activate",
   "navigate",
+  "tabs.back",
+  "tabs.forward",
+  "tabs.reload",
+  "tabs.stop",
   "evaluate",
   "content",
   "snapshot",
@@ -101,10 +112,13 @@ export const METHOD_NAMES = [
   "console.unsubscribe",
   "console.list",
   "events.subscribe",
+  "session.resume",
   "screencast.start",
   "screencast.stop",
   "emulate",
   "network.list",
+  "network.subscribe",
+  "network.unsubscribe",
   "network.get",
   "network.har",
   "network.route",

@@ -64,6 +64,40 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
   };
+  /** `tabs.back`: Goes back to the previous page of a tab's history and answers its URL and title. */
+  "tabs.back": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** When the load counts as done: `load` waits for the document's load event, `domcontentloaded` for its DOMContentLoaded event, `none` answers as soon as the navigation has started. */
+    waitUntil?: "load" | "domcontentloaded" | "none";
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `tabs.forward`: Goes forward to the next page of a tab's history and answers its URL and title. */
+  "tabs.forward": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** When the load counts as done: `load` waits for the document's load event, `domcontentloaded` for its DOMContentLoaded event, `none` answers as soon as the navigation has started. */
+    waitUntil?: "load" | "domcontentloaded" | "none";
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `tabs.reload`: Reloads a tab's page and answers its URL and title. */
+  "tabs.reload": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** When the load counts as done: `load` waits for the document's load event, `domcontentloaded` for its DOMContentLoaded event, `none` answers as soon as the navigation has started. */
+    waitUntil?: "load" | "domcontentloaded" | "none";
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `tabs.stop`: Stops a tab's loading and answers the URL and title of the page it shows. */
+  "tabs.stop": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
   /** `evaluate`: Runs JavaScript in a tab's page and returns its (awaited) value. */
   evaluate: {
     /** Composite `clientId:tabId`, as tabs.list gives it */
@@ -108,16 +142,18 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     maxDepth?: number;
     /** Only what can be clicked, typed or selected (buttons, links, fields, checkboxes, selects and their options, tabs, sliders...), with the headings, labels, dialogs, forms and landmarks around them that have a name; everything else is left out and its children take its place. */
     interactiveOnly?: boolean;
-    /** A ref of the tab's latest snapshot: only that element's subtree. */
+    /** A ref from a snapshot of the tab: only that element's subtree. */
     root?: string;
     /** Answer the text in pages of whole lines of at most this many characters (a longer line is a page of its own), with `nextCursor` while more remains; `root` is the root node alone. */
     maxChars?: number;
     /** A `nextCursor`: the next page of the same snapshot (no new snapshot is taken; its refs stay). Other params but maxChars are ignored. */
     cursor?: string;
-    /** The snapshotId of the tab's latest snapshot: answer only what changed since, as lines `+ ` (new), `~ ` (role, name or value changed), `- ` (gone); `root` is the root node alone. */
+    /** The snapshotId of one of the tab's last 8 snapshots: answer only what changed since, as lines `+ ` (new), `~ ` (role, name or value changed), `- ` (gone); `root` is the root node alone. */
     diff?: string;
     /** Give each node of `root` its layout box in the viewport (`box`: {x, y, width, height}, CSS pixels), from one DOMSnapshot of the page. */
     boxes?: boolean;
+    /** Write `text` for a language model: refs only on what can be acted on or referred to (not on rows, cells, list items, paragraphs, labels, nor a native select's options); text as a quoted line with its ref (`- "Some text" [ref=e4]`; the ref of the element that holds only that text, and none for text joined with a phrase beside it, such as strong or code words); text a name already says left out (a label's text beside its field, a link's own words, a heading's name when its one child, a link, has it); an unnamed wrapper with one child replaced by the child, one with nothing left out; and a table row whose cells each hold text or one element written as one line (`- row: "Name" | link "Open" [ref=e9]`). The tree (`root`) and the refs are the same either way. The MCP front sets it. */
+    compact?: boolean;
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS). */
     timeoutMs?: TimeoutMs;
   };
@@ -127,7 +163,7 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     target: Target;
     /** The source of the function to call, e.g. `(el) => el.textContent`. */
     functionDeclaration: string;
-    /** An element by its ref in the tab's latest snapshot (`e12`). */
+    /** An element by its ref from a snapshot of the tab (`e12`). */
     ref?: string;
     /** An element by CSS selector: the first match in the main frame's document. */
     selector?: string;
@@ -158,12 +194,16 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     fullPage?: boolean;
     /** A rectangle of the document to capture, in CSS pixels (page coordinates). */
     clip?: {
+      /** CSS px from the page's left. */
       x: number;
+      /** CSS px from the page's top. */
       y: number;
+      /** CSS px. */
       width: number;
+      /** CSS px. */
       height: number;
     };
-    /** An element ref from the tab's latest snapshot. */
+    /** An element ref from a snapshot of the tab. */
     ref?: string;
     /** A CSS selector; the first element it matches in the main frame is captured. */
     selector?: string;
@@ -215,6 +255,13 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     /** The topics to receive. */
     topics: ("agents" | "clients" | "tabs" | "downloads")[];
   };
+  /** `session.resume`: Takes over a session whose connection dropped: its subscriptions, the notifications it missed and the answers it is owed. */
+  "session.resume": {
+    /** The session id from the old connection's Tabwire-Session header. */
+    session: string;
+    /** The seq of the last notification the caller received (0: none). */
+    lastSeq: number;
+  };
   /** `screencast.start`: Streams a live view of a tab to this connection as screencast.frame notifications (JPEG frames). */
   "screencast.start": {
     /** Composite `clientId:tabId`, as tabs.list gives it */
@@ -241,7 +288,9 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     target: Target;
     /** The task: a string, or chat messages. */
     input: string | {
+      /** Who says it: user, assistant or system. */
       role: string;
+      /** The message. */
       content: string;
     }[];
     /** The agent tool to run the task with. */

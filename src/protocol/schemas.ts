@@ -70,7 +70,7 @@ export interface EvaluateResult {
 
 /** One node of the accessibility tree as snapshot keeps it. */
 export interface SnapshotNode {
-  /** Names the node's DOM node for callOn until the next snapshot of the tab or its next navigation. */
+  /** Names the node's DOM node for callOn and the actions: the same ref in every snapshot of the tab, until the element leaves its document or the tab navigates. */
   ref: string;
   /** The role as Chrome reports it: an ARIA role (button, link, textbox, heading, ...) or one of Chrome's own (RootWebArea, StaticText, LabelText, ...). */
   role: string;
@@ -130,7 +130,7 @@ export interface Cookie {
 /** A modifier key held during the input. */
 export type Modifier = "Alt" | "Control" | "Meta" | "Shift";
 
-/** What an action did: `ok` true, and what it set off. */
+/** What an action did: `ok` true, what it set off, and what it changed on the page. */
 export interface ActionResult {
   ok: true;
   /** The main frame navigated to this URL. */
@@ -142,6 +142,17 @@ export interface ActionResult {
   dialog?: Dialog;
   /** select only: the values of the options now selected. */
   selected?: string[];
+  /** What the action changed on the page; absent when nothing changed, or with `changes: "none"`. Found by watching the page while the action runs: changes made by style alone (a `:hover` rule) and inside cross-origin iframes are not seen. */
+  changes?: {
+    /** The tab's URL, when the action changed it (a navigation, or a history push). */
+    url?: string;
+    /** The tab's title, when the action changed it (after a navigation, once the new page is parsed, at most 2 s). */
+    title?: string;
+    /** The lines of the page's accessibility tree that changed, as snapshot's `diff` writes them: `+ ` a node now shown, `~ ` one whose role, name or value changed (both with their refs, in the page's order), then `- ` one no longer shown (without ref). At most 40 lines and 3,000 characters, a line at most 200 (cut with `…`); absent after a navigation to a new document (take a snapshot). */
+    diff?: string;
+    /** More changed than `diff` holds: the rest is left out (take a snapshot, or one with `diff`). */
+    truncated?: true;
+  };
 }
 
 export interface WaitResult {
@@ -152,9 +163,13 @@ export interface WaitResult {
 
 /** An element: `ref`, or `selector`, or `x` and `y` (a point of the viewport, CSS pixels). */
 export interface ElementRef {
+  /** Element ref. */
   ref?: string;
+  /** Or a CSS selector. */
   selector?: string;
+  /** Or a viewport point: x, y in CSS px. */
   x?: number;
+  /** With x. */
   y?: number;
 }
 
@@ -203,4 +218,23 @@ export interface Dialog {
   type: "alert" | "confirm" | "prompt" | "beforeunload";
   message: string;
   defaultPrompt?: string;
+}
+
+/** One request of a tab, as network.list and network.requests show it. */
+export interface NetworkRequest {
+  requestId: string;
+  url: string;
+  method: string;
+  /** Chrome's resource type: Document, Stylesheet, Image, Script, Fetch, XHR, Font, Media, Other... */
+  resourceType: string;
+  state: "pending" | "finished" | "failed";
+  /** When it was sent, ms since the epoch. */
+  startedAt: number;
+  status?: number;
+  /** From sending to its last byte (or its failure). */
+  durationMs?: number;
+  /** Bytes over the wire. */
+  encodedBytes?: number;
+  /** Why it failed (net::ERR_...). */
+  errorText?: string;
 }

@@ -39,6 +39,11 @@ export class InflightTable {
     return true;
   }
 
+  /** The ids of the running requests (notifications have none). */
+  ids(): JsonRpcId[] {
+    return [...(this.#calls?.keys() ?? [])].filter((key): key is JsonRpcId => typeof key !== "object" || key === null);
+  }
+
   /** Cancels everything, e.g. when the connection closes. */
   cancelAll(reason: Error): void {
     for (const call of [...(this.#calls?.values() ?? [])]) call.cancel(reason);

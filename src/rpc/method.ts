@@ -1,5 +1,5 @@
 import type { Budget } from "../budget.js";
-import type { NotificationName, Notifications } from "../protocol/types.js";
+import type { NotificationName, Notifications, Result } from "../protocol/types.js";
 import type { JsonRpcId } from "./envelope.js";
 import type { InflightTable } from "./inflight.js";
 
@@ -20,7 +20,12 @@ export interface ConnectionState {
   bufferedBytes?: () => number;
   /** Holds a call until the connection may act again (an agent an operator paused), within the call's budget; undefined when it may now. */
   gate?: (budget: Budget) => Promise<void> | undefined;
+  /** /rpc connections that asked for resume: takes over the dropped session `session` if the caller may (session.resume). */
+  resume?: (session: string, lastSeq: number) => ResumeAnswer;
 }
+
+/** The answer of session.resume. */
+export type ResumeAnswer = Result<"session.resume">;
 
 /** Everything a method handler gets besides its params. */
 export interface CallContext<S> {

@@ -12,6 +12,7 @@ import {
   type JsonRpcResponse,
   type RequestItem,
 } from "./envelope.js";
+import type { DrainGate } from "./drain-gate.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "./method.js";
 import { MAX_PARAMS_DEPTH, nestingOf } from "./nesting.js";
 import type { ParamsValidator } from "./params-validator.js";
@@ -29,6 +30,8 @@ export interface RouterOptions<S> {
   maxTimeoutMs: number;
   allowMissingVersion?: boolean;
   observer?: CallObserver;
+  /** While it drains, the calls of new frames are refused (OVERLOADED with `data.draining`); `cancel` still stops a running one. */
+  drain?: DrainGate;
 }
 
 /** Told about every call, for metrics. */
@@ -90,8 +93,12 @@ export class Router<S> {
   }
 
   // A single request is written in the step that logs it: a step less per call than awaiting it here.
-  #answer(envelope: Envelope, connection: ConnectionState): Promise<string | null> {
-    if (envelope.kind === "frame-error") return Promise.resolve(JSON.stringify(envelope.response));
+  #answer(frame: Envelope, connection: ConnectionState): Promise<string | null> {
+    if (frame.kind === "frame-error") return Promise.resolve(JSON.stringify(frame.response));
+    // Only frames are refused: the hub's own calls (invoke) for a request that came in before the drain go on.
+    const envelope = this.#options.drain?.isDraining
+      ? this.#options.drain.refuseNew(frame, (method) => this.#unlimited.has(method))
+      : frame;
     if (envelope.kind === "single") return this.#handleItem(envelope.item, connection, written);
     return Promise.all(envelope.items.map((item) => this.#handleItem(item, connection, owed))).then((responses) => {
       const answers = responses.filter((response) => response !== null);

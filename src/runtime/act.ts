@@ -14,6 +14,7 @@ import {
   type ObjectScope,
 } from "./element-object.js";
 import { nextObjectGroup } from "./guarded-call.js";
+import { ChangeWatch, type PageChanges } from "./page-changes.js";
 import { elementOfSelector } from "./selector-element.js";
 import { stoppedForAnotherCall, wasTerminated } from "./hub-script.js";
 
@@ -113,18 +114,58 @@ export class ActionScope implements ObjectScope {
   }
 }
 
+/** How an action runs: its budget, where new pages are announced, its method, and whether to answer the page's changes. */
+export interface ActionContext {
+  budget: Budget;
+  pages: PageSource;
+  method: string;
+  changes: "diff" | "none";
+}
+
+/**
+ * Runs the action with its page watched, and adds what it changed. The read of the changes is the round trip after
+ * the input that lets a navigation the input requested arrive (see watchAction); when the document was replaced after
+ * it, what it read is of the old page, and the new page's URL and title are read instead.
+ */
+async function withChanges(
+  tab: TabSession,
+  context: ActionContext & { watch: ChangeWatch },
+  act: () => Promise<void>,
+): Promise<ActionOutcome> {
+  const { watch, budget } = context;
+  const early: { taken: boolean; changes?: PageChanges } = { taken: false };
+  let isReplaced = false;
+  const stopWatching = tab.onNavigated(() => (isReplaced = true));
+  let outcome: ActionOutcome;
+  try {
+    const afterInput = async (): Promise<void> => {
+      const changes = await watch.take(budget, { dialogOpen: false });
+      Object.assign(early, { taken: true, ...(changes ? { changes } : {}) });
+    };
+    outcome = await watchAction(tab, { ...context, afterInput }, act);
+  } finally {
+    stopWatching();
+  }
+  const dialogOpen = outcome.dialog !== undefined && tab.dialogPolicy === "manual";
+  const changes = early.taken && !isReplaced ? early.changes : await watch.take(budget, { dialogOpen });
+  return changes ? { ...outcome, changes } : outcome;
+}
+
 /**
  * Runs an action on a tab: the element lookups and input of `act`, what it set off (navigation, opened pages, a
- * dialog), its remote objects released afterwards, and a page that went away mid-action as PAGE_NAVIGATED.
+ * dialog) and what it changed on the page, its remote objects released afterwards, and a page that went away
+ * mid-action as PAGE_NAVIGATED.
  */
 export async function runAction(
   tab: TabSession,
-  context: { budget: Budget; pages: PageSource; method: string },
+  context: ActionContext,
   act: (scope: ActionScope) => Promise<void>,
 ): Promise<ActionOutcome> {
   const scope = new ActionScope(tab, context.budget, context.method);
   try {
-    return await watchAction(tab, context, () => act(scope));
+    const watch = context.changes === "none" ? null : await ChangeWatch.arm(tab, context.budget);
+    if (!watch) return await watchAction(tab, context, () => act(scope));
+    return await withChanges(tab, { ...context, watch }, () => act(scope));
   } catch (error) {
     if (isContextGone(error)) {
       throw new HubError("PAGE_NAVIGATED", `the page navigated or reloaded during ${context.method}; take a new snapshot and act again`);

@@ -1,6 +1,7 @@
 import type { Budget } from "../budget.js";
 import type { BrowserEvents, PageInfo } from "../cdp/browser.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import type { PageChanges } from "./page-changes.js";
 
 /** What an action made happen, besides its input: a navigation of the tab, pages it opened, a dialog. */
 export interface ActionOutcome {
@@ -8,6 +9,8 @@ export interface ActionOutcome {
   /** Tab ids of the pages the tab opened (popups, `target=_blank`). */
   openedTabIds?: string[];
   dialog?: { type: string; message: string; defaultPrompt?: string };
+  /** What changed on the page (absent when nothing did, or when the caller asked for none). */
+  changes?: PageChanges;
 }
 
 /** Where new pages are announced (the Browser). */
@@ -24,7 +27,7 @@ export interface PageSource {
  */
 export async function watchAction(
   tab: TabSession,
-  context: { budget: Budget; pages: PageSource },
+  context: { budget: Budget; pages: PageSource; afterInput?: () => Promise<void> },
   act: () => Promise<void>,
 ): Promise<ActionOutcome> {
   const outcome: ActionOutcome = {};
@@ -65,9 +68,12 @@ export async function watchAction(
     } else {
       await acting;
       // The renderer asks the browser for a navigation while it handles the input, but Chrome may acknowledge the
-      // input first: one more round trip to the page lets a request the input made arrive before the answer.
-      if (!requested && !outcome.navigated)
-        await tab.send("Runtime.evaluate", { expression: "0" }, { budget: context.budget }).catch(() => {});
+      // input first: one more round trip to the page lets a request the input made arrive before the answer. The
+      // caller's read of the page after the input (`afterInput`) is that round trip when it has one.
+      if (!requested && !outcome.navigated) {
+        if (context.afterInput) await context.afterInput();
+        else await tab.send("Runtime.evaluate", { expression: "0" }, { budget: context.budget }).catch(() => {});
+      }
     }
     if (requested && !outcome.navigated && !outcome.dialog)
       await Promise.race([settled, new Promise<void>((resolve) => context.budget.onEnd(resolve))]);

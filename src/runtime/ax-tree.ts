@@ -1,15 +1,23 @@
 import type { Protocol } from "devtools-protocol";
 import type { SnapshotNode } from "../protocol/types.js";
 
-/** How to shape the tree: which nodes to keep, from where, how deep to go, and the number of the first ref. */
+/** Where a tree's refs come from: the tab's refs, which name an element by the same ref in every snapshot. */
+export interface RefSource {
+  /** The node's ref, handed out now when it has none. */
+  refOf(address: NodeAddress | null): string;
+  /** The node's ref, if it has one. */
+  existing(address: NodeAddress): string | undefined;
+}
+
+/** How to shape the tree: which nodes to keep, from where, how deep to go, and where refs come from. */
 export interface AxTreeOptions {
   interestingOnly: boolean;
   /** Only what can be clicked, typed or selected, with the headings and labels that name them. */
   interactiveOnly?: boolean;
   maxDepth?: number;
-  firstRef: number;
-  /** The DOM node whose subtree alone to return. */
-  root?: NodeAddress;
+  refs: RefSource;
+  /** The ref of the element whose subtree alone to return. */
+  root?: string;
   /** The most nodes the tree keeps (MAX_SNAPSHOT_NODES unless given); past them it is `truncated`. */
   maxNodes?: number;
 }
@@ -21,21 +29,25 @@ export interface AxTreeOptions {
 export const MAX_SNAPSHOT_NODES = 50_000;
 
 /**
- * The DOM node a ref names, and the cross-site frame whose process holds it (none: the tab's): by its backendDOMNodeId
- * (Chrome's tree), or by the id the hub's page script gave it in an isolated world (`source: "dom"`).
+ * The DOM node a ref names, and the cross-site frame whose process holds it (none: the tab's) with the loaderId of
+ * that frame's document: by its backendDOMNodeId (Chrome's tree), or by the id the hub's page script gave it in an
+ * isolated world (`source: "dom"`).
  */
-export type NodeAddress = { backendNodeId: number; remoteFrame?: string } | { pageNode: number; contextId: number; remoteFrame?: string };
+export type NodeAddress = ({ backendNodeId: number } | { pageNode: number; contextId: number }) & {
+  remoteFrame?: string;
+  document?: string;
+};
 
 /** An accessibility node as a snapshot reads it, with the DOM node it names when that is not its backendDOMNodeId in the tab's process. */
 export type SnapshotAxNode = Protocol.Accessibility.AXNode & { address?: NodeAddress };
 
-/** A key naming the same DOM node across snapshots of one source (diffs match lines by it). */
+/** A key naming one DOM node within a snapshot (boxes are found by it). */
 export function addressKey(address: NodeAddress): string {
   const where = address.remoteFrame ?? "";
   return "backendNodeId" in address ? `${where}/${address.backendNodeId}` : `${where}/${address.contextId}.${address.pageNode}`;
 }
 
-/** One line of the text, and as diff compares it: the DOM node it names (a key; null for none) and the line without its ref or indent. */
+/** One line of the text, and as diff compares it: the DOM node it names (its ref; null for none) and the line without its ref or indent. */
 export interface AxLine {
   node: string | null;
   depth: number;
@@ -43,12 +55,11 @@ export interface AxLine {
   text: string;
 }
 
-/** The tree, its text form, and every ref it handed out with the DOM node it names (null when it has none). */
+/** The tree, its text form, and every ref it shows with the DOM node it names (null when it has none). */
 export interface AxTree {
   root: SnapshotNode;
   text: string;
   refs: Map<string, NodeAddress | null>;
-  nextRef: number;
   lines: AxLine[];
   /** Nodes were left out past the node cap. */
   truncated: boolean;
@@ -93,11 +104,11 @@ export function buildAxTree(nodes: readonly AxNode[], options: AxTreeOptions): A
   const byId = new Map<string, AxNode>();
   for (const node of nodes) byId.set(node.nodeId, node);
   // The root is never dropped: a page always answers with one tree, however bare.
-  const { root: wanted } = options;
+  const { root: wanted, refs } = options;
   const top =
     (wanted === undefined
       ? nodes.find((node) => node.parentId === undefined || !byId.has(node.parentId))
-      : nodes.find((node) => isNode(node, addressKey(wanted)))) ?? EMPTY_ROOT;
+      : nodes.find((node) => isRef(node, wanted, refs))) ?? EMPTY_ROOT;
   const builder = new TreeBuilder(byId, options);
   const root = builder.keep(top, 0);
   builder.addChildren(top, root, 1);
@@ -105,7 +116,6 @@ export function buildAxTree(nodes: readonly AxNode[], options: AxTreeOptions): A
     root,
     text: builder.lines.map((line) => line.text).join("\n"),
     refs: builder.refs,
-    nextRef: builder.nextRef,
     lines: builder.lines,
     truncated: builder.truncated,
   };
@@ -115,7 +125,6 @@ export function buildAxTree(nodes: readonly AxNode[], options: AxTreeOptions): A
 class TreeBuilder {
   readonly lines: AxLine[] = [];
   readonly refs = new Map<string, NodeAddress | null>();
-  nextRef: number;
   truncated = false;
   #byId: ReadonlyMap<string, AxNode>;
   #options: AxTreeOptions;
@@ -123,13 +132,12 @@ class TreeBuilder {
   constructor(byId: ReadonlyMap<string, AxNode>, options: AxTreeOptions) {
     this.#byId = byId;
     this.#options = options;
-    this.nextRef = options.firstRef;
   }
 
   /** Makes the output node for `node` at `depth`: its ref (remembering the DOM node it names) and its text line. */
   keep(node: AxNode, depth: number): SnapshotNode {
-    const ref = `e${this.nextRef++}`;
     const address = addressOf(node);
+    const ref = this.#options.refs.refOf(address);
     this.refs.set(ref, address);
     const out: SnapshotNode = { ref, role: roleOf(node), name: nameOf(node) };
     const value = valueOf(node);
@@ -137,7 +145,7 @@ class TreeBuilder {
     const bare = textLine({ ...out, ref: "" }, 0)
       .replace(" [ref=]", "")
       .slice(2);
-    this.lines.push({ text: textLine(out, depth), bare, depth, node: address && addressKey(address) });
+    this.lines.push({ text: textLine(out, depth), bare, depth, node: address && ref });
     return out;
   }
 
@@ -193,9 +201,9 @@ function isLifted(node: AxNode): boolean {
   return node.ignored || (WRAPPER_ROLES.has(roleOf(node)) && nameOf(node) === "");
 }
 
-function isNode(node: AxNode, key: string): boolean {
+function isRef(node: AxNode, ref: string, refs: RefSource): boolean {
   const address = addressOf(node);
-  return address !== null && addressKey(address) === key;
+  return address !== null && refs.existing(address) === ref;
 }
 
 function addressOf(node: AxNode): NodeAddress | null {
@@ -220,7 +228,7 @@ function valueOf(node: AxNode): string | number | boolean | undefined {
 }
 
 /** One line of the text form: `- button "Submit" [ref=e12]`, two spaces per level, `: value` when it has one. */
-function textLine(node: SnapshotNode, depth: number): string {
+export function textLine(node: SnapshotNode, depth: number): string {
   const name = node.name === "" ? "" : ` ${JSON.stringify(node.name)}`;
   const value = node.value === undefined ? "" : `: ${JSON.stringify(node.value)}`;
   return `${"  ".repeat(depth)}- ${node.role}${name} [ref=${node.ref}]${value}`;

@@ -18,11 +18,16 @@ interface DomRead {
 }
 
 /** One document read: its process (session and cross-site frame, if any), the frame and the world context it was read in. */
-interface Reader {
-  session: FrameSession;
-  remoteFrame?: string;
+interface Reader extends Process {
   frameId: string;
   contextId: number;
+}
+
+/** A process documents are read in: the tab's, or a cross-site frame's (with the loaderId of that frame's document). */
+interface Process {
+  session: FrameSession;
+  remoteFrame?: string;
+  document?: string;
 }
 
 interface Walk {
@@ -70,11 +75,7 @@ export async function domAxNodes(
 }
 
 /** Reads one frame's document and hangs it under `iframe` (null for the tab's main frame), then the frames it could not reach. */
-async function readDocument(
-  walk: Walk,
-  at: { session: FrameSession; frameId: string; remoteFrame?: string },
-  iframe: SnapshotAxNode | null,
-): Promise<void> {
+async function readDocument(walk: Walk, at: Process & { frameId: string }, iframe: SnapshotAxNode | null): Promise<void> {
   const { budget } = walk;
   if (walk.all.length >= walk.maxNodes) {
     walk.truncated = true;
@@ -116,11 +117,7 @@ function addNodes(walk: Walk, document: { reader: Reader; read: DomRead; under: 
   const made: SnapshotAxNode[] = [];
   for (let at = 0; at < read.nodes.length; at += FIELDS) {
     const [parent, role, name, value, id] = read.nodes.slice(at, at + FIELDS) as [number, string, string, string | number | null, number];
-    const address = {
-      pageNode: id,
-      contextId: reader.contextId,
-      ...(reader.remoteFrame === undefined ? {} : { remoteFrame: reader.remoteFrame }),
-    };
+    const address = { pageNode: id, contextId: reader.contextId, ...processOf(reader) };
     const node: SnapshotAxNode = {
       nodeId: prefix + id,
       ignored: false,
@@ -171,15 +168,7 @@ async function readOtherOrigins(walk: Walk, reader: Reader, iframes: SnapshotAxN
       const iframe = iframes[index];
       if (!iframe) return;
       if (candidate.parentFrameId === null) {
-        await readDocument(
-          walk,
-          {
-            session: reader.session,
-            frameId: candidate.frameId,
-            ...(reader.remoteFrame === undefined ? {} : { remoteFrame: reader.remoteFrame }),
-          },
-          iframe,
-        );
+        await readDocument(walk, { session: reader.session, frameId: candidate.frameId, ...processOf(reader) }, iframe);
         return;
       }
       const frames = RemoteFrames.of(walk.tab);
@@ -189,8 +178,10 @@ async function readOtherOrigins(walk: Walk, reader: Reader, iframes: SnapshotAxN
         ...(reader.remoteFrame === undefined ? {} : { parentRemote: reader.remoteFrame }),
       });
       const session = await frames.session(candidate.frameId, budget).catch(() => null);
-      if (session)
-        await readDocument(walk, { session, frameId: candidate.frameId, remoteFrame: candidate.frameId }, iframe).catch(() => undefined);
+      const tree = await session?.send("Page.getFrameTree", undefined, { budget }).catch(() => null);
+      if (!session || !tree) return;
+      const at = { session, frameId: candidate.frameId, remoteFrame: candidate.frameId, document: tree.frameTree.frame.loaderId };
+      await readDocument(walk, at, iframe).catch(() => undefined);
     }),
   );
 }
@@ -210,6 +201,12 @@ async function backendNodeIdOf(reader: Reader, node: SnapshotAxNode, budget: Bud
   } finally {
     reader.session.send("Runtime.releaseObject", { objectId: result.objectId }).catch(() => {});
   }
+}
+
+/** The cross-site frame a reader is in, and its document; nothing for the tab's own process. */
+function processOf(reader: Process): { remoteFrame?: string; document?: string } {
+  if (reader.remoteFrame === undefined) return {};
+  return { remoteFrame: reader.remoteFrame, ...(reader.document === undefined ? {} : { document: reader.document }) };
 }
 
 function framesOf(tree: Protocol.Page.FrameTree): string[] {

@@ -1,22 +1,29 @@
+/** How many ids the page script holds before it first drops those of nodes the page let go. */
+const PRUNE_IDS_AT = 10_000;
+
 /**
- * The page script of `snapshot` with `source: "dom"`: reads one document's accessibility tree straight from its DOM, in
- * an isolated world of the hub's (page scripts cannot see or change it), with roles and names computed as HTML-AAM and
- * accname say, in the vocabulary of Chrome's own tree (`RootWebArea`, `StaticText`, `LabelText`, `Iframe`, `image`,
- * ARIA roles otherwise), so both sources read alike.
- *
- * Called as `(READ_DOM_AX)(boxes)`, it answers `{nodes, boxes, frames}`: `nodes` flat, five entries per node
- * (parent index or -1, role, name, value or null, node id), parents before children; `boxes` four numbers per node
- * when asked (its border box in the viewport of the world's top document, zeros for text); `frames` the node ids of
- * the iframes whose document it could not reach (another origin: the hub reads them on their own). Node ids are
- * stable across reads in the same world (a WeakMap), and the nodes of the latest read are kept for refs to resolve
- * (`globalThis.__tabwire.nodes`).
+ * The state the hub's page scripts keep in their world, one per document: the id of each node read (a WeakMap, so ids
+ * stay the same from one read to the next) and each id's node (held weakly) for refs to resolve; the line each node
+ * had when last read (`[generation, key]`, valid from the latest whole read's generation on) for what an action
+ * changed; the shadow roots and same-origin documents read, watched during actions; and the running action's watch.
  */
-export const READ_DOM_AX = `function (wantBoxes, maxNodes) {
-  const state = (globalThis.__tabwire ??= { ids: new WeakMap(), next: 1, nodes: new Map() });
+export const DOM_AX_STATE = `(globalThis.__tabwire ??= {
+  ids: new WeakMap(), next: 1, byId: new Map(), lines: new WeakMap(), readGeneration: 0, generation: 0, roots: new Set(), watch: null,
+})`;
+
+/**
+ * The reader the page scripts share, reading the accessibility tree straight from the DOM with roles and names computed
+ * as HTML-AAM and accname say, in the vocabulary of Chrome's own tree (`RootWebArea`, `StaticText`, `LabelText`,
+ * `Iframe`, `image`, ARIA roles otherwise), so both sources read alike. `(DOM_AX_READER)(state, {wantBoxes, maxNodes,
+ * onPush})` answers `{walk, walkDocument, roleOf, answer}`: `walk(parent, node, inSelect)` reads a node's subtree
+ * (parent -1 for none), `walkDocument(parent, doc)` a document, `answer()` what they read (see READ_DOM_AX);
+ * `onPush(node, key, index)` is told of each node read with its line's key (role, name and value).
+ */
+export const DOM_AX_READER = `function (state, options) {
+  const { wantBoxes, maxNodes, onPush } = options;
   const nodes = [];
   const boxes = [];
   const frames = [];
-  const registry = new Map();
   const LANDMARK_PARENTS = "article, aside, main, nav, section";
   const INPUT_ROLES = { button: "button", submit: "button", reset: "button", image: "button", file: "button", color: "button",
     checkbox: "checkbox", radio: "radio", range: "slider", number: "spinbutton", search: "searchbox" };
@@ -36,8 +43,16 @@ export const READ_DOM_AX = `function (wantBoxes, maxNodes) {
   const squash = (text) => text.replace(/\\s+/g, " ").trim();
   const idOf = (node) => {
     let id = state.ids.get(node);
-    if (id === undefined) state.ids.set(node, (id = state.next++));
-    registry.set(id, node);
+    if (id === undefined) {
+      state.ids.set(node, (id = state.next++));
+      state.byId.set(id, new WeakRef(node));
+      // Ids of nodes the page let go are dropped as the map doubles, not at every read: a walk over every id costs a
+      // large page's snapshot a quarter of its time.
+      if (state.byId.size > (state.pruneAt ?? 0)) {
+        for (const [each, held] of state.byId) if (held.deref() === undefined) state.byId.delete(each);
+        state.pruneAt = Math.max(${PRUNE_IDS_AT}, state.byId.size * 2);
+      }
+    }
     return id;
   };
   const roleOf = (el) => {
@@ -165,6 +180,7 @@ export const READ_DOM_AX = `function (wantBoxes, maxNodes) {
   const push = (parent, role, name, value, node) => {
     const index = nodes.length / 5;
     nodes.push(parent, role, name, value, idOf(node));
+    if (onPush) onPush(node, role + "\\u0001" + name + "\\u0001" + (value ?? ""), index);
     if (wantBoxes) {
       if (node.nodeType === 1) {
         const box = node.getBoundingClientRect(), origin = frameOrigin(node.ownerDocument);
@@ -177,6 +193,7 @@ export const READ_DOM_AX = `function (wantBoxes, maxNodes) {
     for (let child = container.firstChild; child; child = child.nextSibling) walk(parent, child, inSelect);
   };
   const walkDocument = (parent, doc) => {
+    if (doc !== document) state.roots.add(doc);
     const root = push(parent, "RootWebArea", squash(doc.title), null, doc);
     if (doc.body) walkChildren(root, doc.body, false);
   };
@@ -217,12 +234,36 @@ export const READ_DOM_AX = `function (wantBoxes, maxNodes) {
       return;
     }
     if (el.tagName === "TEXTAREA" || el.tagName === "INPUT") return;
+    if (el.shadowRoot) state.roots.add(el.shadowRoot);
     walkChildren(here, el.shadowRoot ?? el, inSelect || el.tagName === "SELECT");
   };
-  walkDocument(-1, document);
-  state.nodes = registry;
-  return { nodes, boxes, frames, truncated };
+  return { walk, walkDocument, roleOf, answer: () => ({ nodes, boxes, frames, truncated }) };
 }`;
 
-/** Runs in the same world: the node of a read's id, or undefined when the latest read did not reach it. */
-export const NODE_OF_ID = "(id) => globalThis.__tabwire?.nodes.get(id)";
+/**
+ * Reads the world's document whole: `(READ_WHOLE)(state, wantBoxes, maxNodes)` answers what the reader read, and keeps
+ * each node's line as of this read and the shadow roots and documents it went into.
+ */
+export const READ_WHOLE = `function (state, wantBoxes, maxNodes) {
+  const generation = (state.readGeneration = ++state.generation);
+  state.roots = new Set();
+  const onPush = (node, key) => state.lines.set(node, [generation, key]);
+  const reader = (${DOM_AX_READER})(state, { wantBoxes, maxNodes, onPush });
+  reader.walkDocument(-1, document);
+  return reader.answer();
+}`;
+
+/**
+ * The page script of `snapshot` with `source: "dom"`: reads one document whole, in an isolated world of the hub's (page
+ * scripts cannot see or change it). Called as `(READ_DOM_AX)(boxes, maxNodes)`, it answers `{nodes, boxes, frames,
+ * truncated}`: `nodes` flat, five entries per node (parent index or -1, role, name, value or null, node id), parents
+ * before children; `boxes` four numbers per node when asked (its border box in the viewport of the world's top
+ * document, zeros for text); `frames` the node ids of the iframes whose document it could not reach (another origin:
+ * the hub reads them on their own).
+ */
+export const READ_DOM_AX = `function (wantBoxes, maxNodes) {
+  return (${READ_WHOLE})(${DOM_AX_STATE}, wantBoxes, maxNodes);
+}`;
+
+/** Runs in the same world: the node of a read's id, or undefined when the page let it go. */
+export const NODE_OF_ID = "(id) => globalThis.__tabwire?.byId.get(id)?.deref()";

@@ -4,7 +4,7 @@ import { RemoteFrames, type FrameSession } from "../cdp/remote-frames.js";
 import { HubError } from "../errors.js";
 import type { NodeAddress } from "./ax-tree.js";
 import { NODE_OF_ID } from "./dom-ax-script.js";
-import { refTableOf } from "./ref-registry.js";
+import { refRegistryOf } from "./ref-registry.js";
 import { isContextGone } from "../cdp/protocol-errors.js";
 
 /** An element named by a snapshot ref, a CSS selector or Chrome's backendNodeId. */
@@ -49,7 +49,7 @@ const LIVE: Readonly<Record<NodeUse, string>> = {
 /** The node a ref names, checked before anything runs in the page (NODE_NOT_FOUND for a stale or unknown ref). */
 export function nodeOfReference(tab: TabSession, element: ElementReference): ReferencedNode {
   if ("selector" in element) return element;
-  if ("ref" in element) return { ...refTableOf(tab).node(element.ref), label: `ref ${element.ref}` };
+  if ("ref" in element) return { ...refRegistryOf(tab).node(element.ref), label: `ref ${element.ref}` };
   return { backendNodeId: element.backendNodeId, label: `backendNodeId ${element.backendNodeId}` };
 }
 
@@ -126,7 +126,7 @@ async function backendNodeOfPageNode(
 function gone(label: string): HubError {
   return new HubError(
     "NODE_NOT_FOUND",
-    `${label} is no longer in the page (removed, or the page changed); take a new snapshot and use its refs`,
+    `${label} names an element that is gone from its page (removed, or its document replaced); take a new snapshot and use its refs`,
   );
 }
 

@@ -41,20 +41,22 @@ const PREPARE_FILL = `function (value) {
   return "a " + tag.toLowerCase() + " element takes no text";
 }`;
 
-// Runs on a select: selects the options named by value (else label); answers the values selected or why not.
+// Runs on a select: selects the options named by value (else label); answers the values selected or why not. A ref
+// may name a text node (a snapshot's StaticText): its element is the one that is not a select.
 const SELECT_OPTIONS = `function (values) {
-  if (this.tagName !== "SELECT") return { error: "the element is a " + this.tagName.toLowerCase() + ", not a select" };
-  const options = [...this.options];
+  const el = this.nodeType === Node.TEXT_NODE ? this.parentElement : this;
+  if (el.tagName !== "SELECT") return { error: "the element is a " + el.tagName.toLowerCase() + ", not a select" };
+  const options = [...el.options];
   const picked = [];
   for (const value of values) {
     const option = options.find((o) => o.value === value) || options.find((o) => o.label === value);
     if (!option) return { error: "no option of the select has the value or label " + JSON.stringify(value) };
     picked.push(option);
   }
-  if (!this.multiple && picked.length > 1) return { error: "the select takes one value, not " + picked.length };
+  if (!el.multiple && picked.length > 1) return { error: "the select takes one value, not " + picked.length };
   for (const option of options) option.selected = picked.includes(option);
-  this.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-  this.dispatchEvent(new Event("change", { bubbles: true }));
+  el.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
+  el.dispatchEvent(new Event("change", { bubbles: true }));
   return { selected: options.filter((o) => o.selected).map((o) => o.value) };
 }`;
 
@@ -64,6 +66,34 @@ const NOT_A_TEXT_FIELD = `function () {
   if (el.isContentEditable || el.tagName === "TEXTAREA") return "";
   if (el.tagName !== "INPUT") return "a " + el.tagName.toLowerCase() + " element takes no text";
   return ["checkbox", "radio", "file", "submit", "button", "reset", "image", "hidden"].includes(el.type) ? "an input of type " + el.type + " takes no text" : "";
+}`;
+
+// Runs on a field of fillForm before any is filled: its kind, and why the value cannot go in it ("" when it can).
+// A value an input of a date-like type refuses is found on a detached input of the same type.
+const CHECK_FIELD = `function (value) {
+  const el = this.nodeType === Node.TEXT_NODE ? this.parentElement : this;
+  if (el.tagName === "SELECT") {
+    if (typeof value !== "string") return { kind: "select", error: "a select takes an option's value or label, not " + value };
+    const has = [...el.options].some((o) => o.value === value || o.label === value);
+    return { kind: "select", error: has ? "" : "no option of the select has the value or label " + JSON.stringify(value) };
+  }
+  if (el.tagName === "INPUT" && (el.type === "checkbox" || el.type === "radio")) {
+    const on = value === true || value === "true" ? true : value === false || value === "false" ? false : null;
+    if (on === null) return { kind: el.type, error: "a " + el.type + " takes true or false, not " + JSON.stringify(value) };
+    if (el.type === "radio" && !on && el.checked) return { kind: "radio", error: "a radio is unchecked by checking another of its group" };
+    return { kind: el.type, checked: on, error: "" };
+  }
+  if (typeof value !== "string") return { kind: "text", error: "a text field takes a string, not " + value };
+  if (el.isContentEditable || el.tagName === "TEXTAREA") return { kind: "text", error: "" };
+  if (el.tagName !== "INPUT") return { kind: "text", error: "a " + el.tagName.toLowerCase() + " element takes no value" };
+  if (["file", "submit", "button", "reset", "image", "hidden"].includes(el.type)) return { kind: "text", error: "an input of type " + el.type + " takes no value" };
+  if (["date", "time", "datetime-local", "month", "week", "color", "range"].includes(el.type)) {
+    const probe = document.createElement("input");
+    probe.type = el.type;
+    probe.value = value;
+    if (probe.value !== value) return { kind: "text", error: "the input of type " + el.type + " does not take the value " + JSON.stringify(value) };
+  }
+  return { kind: "text", error: "" };
 }`;
 
 const KIND_OF_FIELD = `function () {
@@ -96,6 +126,18 @@ export async function selectOptions(scope: ActionScope, element: ElementReferenc
   const answer = await scope.callFunction<{ error?: string; selected?: string[] }>(objectId, SELECT_OPTIONS, [values]);
   if (answer.error !== undefined) throw new HubError("INVALID_PARAMS", `invalid params for ${scope.method}: ${answer.error}`);
   return answer.selected ?? [];
+}
+
+/**
+ * Checks that a field of a form takes `value`, changing nothing: the value the field is then set to (a checkbox's or
+ * radio's `"true"` or `"false"` as a boolean), or INVALID_PARAMS saying why not.
+ */
+export async function checkField(scope: ActionScope, element: ElementReference, value: string | boolean): Promise<string | boolean> {
+  const field = await scope.callFunction<{ kind: string; checked?: boolean; error: string }>(await scope.object(element), CHECK_FIELD, [
+    value,
+  ]);
+  if (field.error !== "") throw new HubError("INVALID_PARAMS", field.error);
+  return field.checked ?? value;
 }
 
 /** Sets one field of a form by its kind: a checkbox or radio by clicking, a select by its options, text by fill. */

@@ -6,10 +6,11 @@ import type { SnapshotAxNode } from "./ax-tree.js";
 
 type FrameTree = Protocol.Page.FrameTree;
 
-/** One process's view while the frames are walked: its session, and the cross-site frame it is (none: the tab). */
+/** One process's view while the frames are walked: its session, and the cross-site frame it is (none: the tab) with that frame's document. */
 interface Process {
   session: FrameSession;
   remoteFrame?: string;
+  document?: string;
 }
 
 interface Walk {
@@ -77,7 +78,7 @@ async function addRemoteFrame(parent: Process, at: { parentFrameId: string; fram
     parent.session.send("DOM.getFrameOwner", { frameId }, { budget: walk.budget }).catch(() => null),
   ]);
   if (!tree || !frameTree || !owner) return;
-  const process: Process = { session, remoteFrame: frameId };
+  const process: Process = { session, remoteFrame: frameId, document: frameTree.frameTree.frame.loaderId };
   if (hang(tree.nodes, { frameId, reader: process, owner: parent, ownerNodeId: owner.backendNodeId }, walk)) {
     await addChildFrames(process, frameTree.frameTree, walk);
   }
@@ -94,7 +95,7 @@ function hang(
 ): boolean {
   const { remoteFrame } = frame.owner;
   const iframe = walk.all.find((node) => node.backendDOMNodeId === frame.ownerNodeId && node.address?.remoteFrame === remoteFrame);
-  const prefixed = nodes.map((node) => marked(node, frame.frameId, frame.reader.remoteFrame));
+  const prefixed = nodes.map((node) => marked(node, frame.frameId, frame.reader));
   const root = prefixed.find((node) => node.parentId === undefined);
   if (!iframe || !root) return false;
   root.parentId = iframe.nodeId;
@@ -103,8 +104,9 @@ function hang(
   return true;
 }
 
-function marked(node: Protocol.Accessibility.AXNode, frameId: string, remoteFrame: string | undefined): SnapshotAxNode {
+function marked(node: Protocol.Accessibility.AXNode, frameId: string, reader: Process): SnapshotAxNode {
   const id = (nodeId: string): string => `${frameId}:${nodeId}`;
+  const { remoteFrame, document } = reader;
   return {
     ...node,
     nodeId: id(node.nodeId),
@@ -112,6 +114,6 @@ function marked(node: Protocol.Accessibility.AXNode, frameId: string, remoteFram
     ...(node.childIds === undefined ? {} : { childIds: node.childIds.map(id) }),
     ...(remoteFrame === undefined || node.backendDOMNodeId === undefined
       ? {}
-      : { address: { backendNodeId: node.backendDOMNodeId, remoteFrame } }),
+      : { address: { backendNodeId: node.backendDOMNodeId, remoteFrame, ...(document === undefined ? {} : { document }) } }),
   };
 }

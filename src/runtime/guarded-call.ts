@@ -6,6 +6,7 @@ import type { EvaluateResult } from "./remote-value.js";
 import { stoppedForAnotherCall, wasTerminated } from "./hub-script.js";
 import { stopRunaway } from "./runaway-watch.js";
 import { isContextGone } from "../cdp/protocol-errors.js";
+import { shortUrl, type PendingLoad } from "../cdp/pending-load.js";
 
 type ConsoleEntry = NonNullable<EvaluateResult["console"]>[number];
 
@@ -67,6 +68,8 @@ async function explainFailure(tab: TabSession, error: unknown, during: { budget:
       void stopRunaway(tab);
       return error;
     }
+    const load = tab.pendingLoad;
+    if (load?.awaitingServer) return heldByLoad(load, budget);
     const terminated = await stopRunaway(tab);
     return new HubError("TIMEOUT", `the code did not finish within ${budget.timeoutMs} ms${terminated ? "; the hub stopped it" : ""}`, {
       timeoutMs: budget.timeoutMs,
@@ -77,6 +80,12 @@ async function explainFailure(tab: TabSession, error: unknown, during: { budget:
   if (wasTerminated(error, stoppedMeanwhile)) return stoppedForAnotherCall("the page's script");
   if (isContextGone(error)) return tab.cdp.isClosed ? tab.cdp.closedBy : pageNavigated();
   return error;
+}
+
+// The tab began a load while the code ran or waited to: Chrome runs nothing in its page (nor stops it) until the load commits.
+function heldByLoad(load: PendingLoad, budget: Budget): HubError {
+  const message = `the code did not finish within ${budget.timeoutMs} ms: the tab is loading ${shortUrl(load.url)}, and Chrome runs nothing in its page until that page arrives`;
+  return new HubError("TIMEOUT", message, { timeoutMs: budget.timeoutMs, terminated: false });
 }
 
 function pageNavigated(): HubError {

@@ -37,16 +37,21 @@ export interface PageWait {
   objectGroup?: string;
   /** The call, named in the error when the hub stopped the wait for another call's runaway script. */
   method: string;
+  /** Waits for a load the tab has pending within the whole budget (wait.for), not LOADING_WAIT_MS. */
+  waitsForLoad?: boolean;
 }
 
 /**
  * Waits in the tab's page until the probe answers (or the page's deadline), in one evaluation with awaitPromise; when
- * the page navigates meanwhile, waits again in the next document, until the budget ends.
+ * the page navigates meanwhile, waits again in the next document, until the budget ends. A load the tab has pending
+ * is waited for first (see PageWait.waitsForLoad); one still pending then is PAGE_LOADING.
  */
 export async function waitInPage(tab: TabSession, wait: PageWait, budget: Budget): Promise<Protocol.Runtime.EvaluateResponse> {
   for (;;) {
     const terminationsBefore = tab.terminations;
     try {
+      // Waits for a load the tab has pending before it starts, so that the page's deadline is computed from what is left.
+      await tab.untilLoaded({ budget, ...(wait.waitsForLoad ? { loadingWaitMs: budget.remainingMs() } : {}) });
       const expression = `(${WHEN_IN_PAGE})(${wait.probe}, ${wait.timeoutMs()}, ${QUIET_CHECK_MS})`;
       return await tab.send(
         "Runtime.evaluate",

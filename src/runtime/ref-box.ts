@@ -9,9 +9,12 @@ import { CHAIN_ORIGIN, pointInTab, type PagePoint } from "./frame-offset.js";
 import { nextObjectGroup } from "./guarded-call.js";
 import { runHubScript } from "./hub-script.js";
 
-// Runs on the element: its border box in the viewport at the top of its same-origin chain of frames.
+// Runs on the element: its border box in the viewport at the top of its same-origin chain of frames. A ref may name
+// a text node (a snapshot's StaticText): its box is the box of its text.
 const BORDER_BOX = `function () {
-  const r = this.getBoundingClientRect();
+  const range = this.nodeType === Node.TEXT_NODE ? this.ownerDocument.createRange() : null;
+  range?.selectNodeContents(this);
+  const r = (range ?? this).getBoundingClientRect();
   const chain = (${CHAIN_ORIGIN})(this.ownerDocument.defaultView);
   return { x: r.left + chain.x, y: r.top + chain.y, width: r.width, height: r.height, framed: chain.framed };
 }`;
@@ -24,13 +27,17 @@ export async function refBox(tab: TabSession, ref: string, budget: Budget): Prom
   const scope: ObjectScope = { tab, budget, objectGroup: nextObjectGroup(), remoteSessions: new Set<FrameSession>() };
   try {
     const element = await elementObject(scope, nodeOfReference(tab, { ref }), { method: "screenshot", use: "actionable" });
-    const { result } = await runHubScript("the hub's measuring of the element", () =>
+    const { result, exceptionDetails } = await runHubScript("the hub's measuring of the element", () =>
       element.session.send(
         "Runtime.callFunctionOn",
         { functionDeclaration: BORDER_BOX, objectId: element.objectId, returnByValue: true },
         { budget },
       ),
     );
+    if (exceptionDetails)
+      throw new Error(
+        `the hub's measuring of the element failed in the page: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`,
+      );
     const box = result.value as PagePoint & { width: number; height: number };
     if (!(box.width > 0 && box.height > 0)) {
       throw new HubError(

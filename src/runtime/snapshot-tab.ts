@@ -5,9 +5,11 @@ import { HubError, isHubError } from "../errors.js";
 import type { Result, SnapshotNode } from "../protocol/types.js";
 import { addressKey, buildAxTree, type NodeAddress, type SnapshotAxNode } from "./ax-tree.js";
 import { domAxNodes } from "./dom-ax-nodes.js";
-import { refTableOf, type RefTable } from "./ref-registry.js";
+import { refRegistryOf, type RefRegistry } from "./ref-registry.js";
+import { linkSnapshotRefs } from "./ref-links.js";
 import { nodeBoxes, type Box } from "./node-boxes.js";
 import { axNodesWithFrames } from "./frame-ax-nodes.js";
+import { compactLines } from "./snapshot-compact.js";
 import { cursorOf, diffLines, pageOf, readCursor } from "./snapshot-text.js";
 
 /** The params of `snapshot` once validated and defaulted. */
@@ -22,42 +24,48 @@ export interface SnapshotOptions {
   cursor?: string;
   diff?: string;
   boxes: boolean;
+  /** The text as a language model reads it (snapshot-compact.ts); the tree and its refs are the same. */
+  compact: boolean;
 }
 
 /** The result of `snapshot` (docs/protocol.md section 5, "Page structure and capture"). */
 export type Snapshot = Result<"snapshot">;
 
 /**
- * Takes the accessibility tree of the tab's main frame (or of one element's subtree) and makes its refs the ones
- * callOn and the actions resolve on this tab; answers its text whole, paged (`maxChars`, then `cursor`), or as what
- * changed since the previous snapshot (`diff`).
+ * Takes the accessibility tree of the tab's main frame (or of one element's subtree) with the tab's refs (an element
+ * keeps its ref from one snapshot to the next, whoever takes them); answers its text whole, paged (`maxChars`, then
+ * `cursor`), or as what changed since an earlier snapshot of the tab (`diff`).
  */
 export async function snapshotTab(tab: TabSession, options: SnapshotOptions, budget: Budget): Promise<Snapshot> {
-  const table = refTableOf(tab);
-  if (options.cursor !== undefined) return nextPage(table, options.cursor, options.maxChars);
-  const root = options.root === undefined ? undefined : table.node(options.root);
-  const before = options.diff === undefined ? null : diffBase(table, options.diff);
+  const registry = refRegistryOf(tab);
+  if (options.cursor !== undefined) return nextPage(registry, options.cursor, options.maxChars);
+  // A root that names nothing fails before the page is read.
+  if (options.root !== undefined) registry.node(options.root);
+  const before = options.diff === undefined ? null : registry.snapshots.get(options.diff, "diff").lines;
   let hasNavigated = false;
   const stopWatching = tab.onNavigated(() => {
     hasNavigated = true;
   });
+  const navigatedOr = (error: unknown): Promise<never> => Promise.reject(hasNavigated && !isHubError(error) ? pageNavigated() : error);
   try {
     const [{ nodes, boxOf, truncated: readTruncated }, { targetInfo }] = await Promise.all([
       readNodes(tab, options, budget),
       tab.send("Target.getTargetInfo", {}, { budget }),
-    ]).catch((error: unknown) => Promise.reject(hasNavigated && !isHubError(error) ? pageNavigated() : error));
+    ]).catch(navigatedOr);
+    await linkSnapshotRefs(tab, { registry, nodes, options }, budget).catch(navigatedOr);
     // Refs of a tree from the document that just went away would name nodes of no page.
     if (hasNavigated) throw pageNavigated();
-    // From reading nextRef to replace() nothing awaits, so two snapshots of one tab never hand out the same refs.
-    const firstRef = table.nextRef;
-    const tree = buildAxTree(nodes, { ...options, firstRef, root });
+    registry.beginSnapshot();
+    const tree = buildAxTree(nodes, { ...options, refs: registry });
     if (boxOf) addBoxes(tree.root, tree.refs, boxOf);
     const snapshotId = randomUUID();
-    const text = before ? diffLines(before, tree.lines) : tree.text;
+    const lines = options.compact ? compactLines(tree.root, tree.refs) : tree.lines;
+    const wholeText = options.compact ? lines.map((line) => line.text).join("\n") : tree.text;
+    const text = before ? diffLines(before, lines) : wholeText;
     const { url, title } = targetInfo;
     // Paged and diff answers carry the root node alone: the tree as JSON is larger than its text.
     const { children: _children, box: _box, ...rootNode } = tree.root;
-    table.replace({ snapshotId, firstRef, nextRef: tree.nextRef, refs: tree.refs, lines: tree.lines, text, url, title, rootNode });
+    registry.snapshots.add({ snapshotId, lines, text, url, title, rootNode });
     const whole = options.maxChars === undefined && !before;
     const truncated = tree.truncated || readTruncated === true ? { truncated: true as const } : {};
     const answer: Snapshot = { snapshotId, url, title, text, root: whole ? tree.root : rootNode, ...truncated };
@@ -67,19 +75,15 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
   }
 }
 
-function nextPage(table: RefTable, cursor: string, maxChars: number | undefined): Snapshot {
+function nextPage(registry: RefRegistry, cursor: string, maxChars: number | undefined): Snapshot {
   const { snapshotId, offset } = readCursor(cursor);
-  const latest = table.latest;
-  if (!latest || latest.snapshotId !== snapshotId || offset > latest.text.length) {
-    throw new HubError(
-      "INVALID_PARAMS",
-      "invalid params for snapshot: the cursor's snapshot is no longer the tab's latest; take a new snapshot",
-      {
-        errors: [{ path: "/cursor", message: "is of an older snapshot" }],
-      },
-    );
+  const kept = registry.snapshots.get(snapshotId, "cursor");
+  if (offset > kept.text.length) {
+    throw new HubError("INVALID_PARAMS", "invalid params for snapshot: the cursor points past the end of its snapshot's text", {
+      errors: [{ path: "/cursor", message: "is past the end of its snapshot" }],
+    });
   }
-  const { url, title, text, rootNode } = latest;
+  const { url, title, text, rootNode } = kept;
   return { snapshotId, url, title, root: rootNode, ...paged(snapshotId, text, { from: offset, maxChars: maxChars ?? text.length }) };
 }
 
@@ -90,18 +94,6 @@ function paged(
 ): Pick<Snapshot, "text" | "nextCursor" | "totalChars"> {
   const page = pageOf(text, at.from, at.maxChars);
   return { text: page.text, totalChars: text.length, ...(page.next === null ? {} : { nextCursor: cursorOf(snapshotId, page.next) }) };
-}
-
-function diffBase(table: RefTable, snapshotId: string): NonNullable<RefTable["latest"]>["lines"] {
-  const latest = table.latest;
-  if (latest?.snapshotId === snapshotId) return latest.lines;
-  throw new HubError(
-    "INVALID_PARAMS",
-    "invalid params for snapshot: diff names a snapshot that is not the tab's latest; take a new snapshot",
-    {
-      errors: [{ path: "/diff", message: "is not the tab's latest snapshotId" }],
-    },
-  );
 }
 
 /** A node's box in the viewport, when the snapshot measured one. */

@@ -42,7 +42,11 @@ export async function waitFor(tab: TabSession, condition: WaitCondition, caller:
 async function waitForPage(tab: TabSession, condition: WaitCondition, budget: Budget): Promise<void> {
   const probe = `() => (${HOLDS})(${JSON.stringify(condition)})`;
   const timeoutMs = (): number => Math.max(0, budget.remainingMs() - ANSWER_MARGIN_MS);
-  const { result, exceptionDetails } = await waitInPage(tab, { probe, timeoutMs, returnByValue: true, method: "wait.for" }, budget);
+  const { result, exceptionDetails } = await waitInPage(
+    tab,
+    { probe, timeoutMs, returnByValue: true, method: "wait.for", waitsForLoad: true },
+    budget,
+  );
   if (exceptionDetails && "selector" in condition) throw invalidSelector("wait.for", condition.selector);
   if (exceptionDetails) throw new Error(`wait.for failed in the page: ${exceptionDetails.text}`);
   if (result.value !== true) throw timedOut(budget, describe(condition));

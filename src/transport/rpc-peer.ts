@@ -1,12 +1,11 @@
-import { setMaxListeners } from "node:events";
 import WebSocket from "ws";
-import { HubError } from "../errors.js";
 import { newId } from "../ids.js";
 import { log } from "../log.js";
-import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import { TickCork } from "../tick-cork.js";
+import type { ResumeRegistry } from "./resume-registry.js";
+import { PeerSession, type SessionSink } from "./resume-session.js";
 
 // How often a peer whose reading is paused is checked for room again.
 const DRAIN_POLL_MS = 20;
@@ -23,47 +22,53 @@ export interface RpcPeerOptions<S> {
   admit?: (bytes: number) => boolean;
   /** A socket that stays over the high-water mark this long is closed with 1013 (try again later). */
   slowReaderTimeoutMs: number;
+  /** /rpc connections that asked for resume: the session made for them, kept by `resumes` when the socket drops. */
+  resumable?: { session: PeerSession; resumes: ResumeRegistry };
 }
+
+// Close codes of a peer that meant to leave (1000) or is going away for good (1001): its session ends with it.
+const LEAVING_CODES = new Set([1000, 1001]);
 
 /** One orchestrator connection on /rpc: frames in, answers out, its in-flight calls cancelled when it closes. */
 export class RpcPeer<S> {
-  readonly state: ConnectionState;
   #ws: WebSocket;
   #out: TickCork;
   #options: RpcPeerOptions<S>;
   #overSince: number | null = null;
-  #closed = new AbortController();
+  // What the connection built up; session.resume may swap in the one of a connection that dropped.
+  #session: PeerSession;
+  #sink: SessionSink;
+  #gone = false;
   /** Set while the peer's frames are not read because it does not read the hub's: polls for room. */
   #drainTimer: NodeJS.Timeout | null = null;
 
   constructor(ws: WebSocket, options: RpcPeerOptions<S>) {
     this.#ws = ws;
     this.#out = new TickCork(ws);
-    // Each subscription and live view of the connection listens for its end; MAX_SUBSCRIPTIONS bounds them, not 10.
-    setMaxListeners(0, this.#closed.signal);
     this.#options = options;
-    this.state = {
-      id: newId(),
-      scope: options.scope,
-      peer: options.peer,
-      inflight: new InflightTable(),
-      closed: this.#closed.signal,
-      notify: (method, params) => this.notify(method, params),
+    this.#session = options.resumable?.session ?? new PeerSession({ id: newId(), scope: options.scope, peer: options.peer, binding: "" });
+    this.#sink = {
+      write: (text) => this.#send(text),
+      isOverHighWater: () => this.#isOverHighWater(),
       bufferedBytes: () => ws.bufferedAmount,
+      adopt: (session) => (this.#session = session),
+      close: (code, reason) => this.close(code, reason),
     };
+    this.#session.attach(this.#sink);
     ws.on("message", (data) => this.#onMessage(data as Buffer));
     // ws emits "close" once; on() spares the wrapper once() keeps per listener (about 110 bytes a connection each).
     ws.on("close", (code) => this.#onClose(code));
     ws.on("error", (error) => log.debug("rpc socket error", { connection: this.state.id, error: error.message }));
   }
 
+  /** What the router knows of the connection: its session's. */
+  get state(): ConnectionState {
+    return this.#session.state;
+  }
+
   /** Sends a notification unless the peer is too far behind, in which case it is dropped; returns whether it was sent. */
   notify(method: string, params: object): boolean {
-    if (this.#isOverHighWater()) return false;
-    const text = this.#encode({ jsonrpc: "2.0", method, params });
-    if (text === null) return false;
-    this.#send(text);
-    return true;
+    return this.#session.notify(method, params);
   }
 
   /** Sends a frame as it is (agent control frames); one that cannot be written is dropped and logged. */
@@ -80,7 +85,7 @@ export class RpcPeer<S> {
   // With the default binaryType every frame arrives as one Buffer; binary frames are read as UTF-8 JSON too.
   #onMessage(data: Buffer): void {
     // A connection the hub has let go (closing, or dropped as a slow reader) gets no answers: its frames run nothing.
-    if (this.#closed.signal.aborted) return;
+    if (this.#gone || this.#session.isReleased || this.#session.sink !== this.#sink) return;
     if (this.#options.admit && !this.#options.admit(data.length)) return;
     const text = data.toString("utf8");
     const intercept = this.#options.intercept;
@@ -98,8 +103,9 @@ export class RpcPeer<S> {
 
   #route(answer: Promise<string | null>): void {
     answer.then(
+      // Through the session: after a drop its answer waits there for a resume, or goes to the socket that resumed it.
       (reply) => {
-        if (reply !== null) this.#send(reply);
+        if (reply !== null) this.#session.answer(reply);
       },
       (error: unknown) => log.error("cannot answer a frame", { connection: this.state.id, error: (error as Error).stack }),
     );
@@ -126,10 +132,10 @@ export class RpcPeer<S> {
    * in the hub's memory; reading resumes when there is room, or the peer is closed past SLOW_READER_TIMEOUT_MS.
    */
   #holdBack(): void {
-    if (this.#drainTimer || this.#closed.signal.aborted) return;
+    if (this.#drainTimer || this.#gone) return;
     this.#ws.pause();
     this.#drainTimer = setInterval(() => {
-      if (this.#isOverHighWater() && !this.#closed.signal.aborted) return;
+      if (this.#isOverHighWater() && !this.#gone) return;
       this.#stopHoldingBack();
     }, DRAIN_POLL_MS);
   }
@@ -149,7 +155,7 @@ export class RpcPeer<S> {
     }
     const now = Date.now();
     this.#overSince ??= now;
-    if (now - this.#overSince > this.#options.slowReaderTimeoutMs && !this.#closed.signal.aborted) {
+    if (now - this.#overSince > this.#options.slowReaderTimeoutMs && !this.#gone) {
       // Its calls are abandoned now, not when the socket finally goes (ws gives a closing peer 30 s to answer, so
       // one that reads again still learns why): nobody would read their answers.
       log.warn("closing a connection that stopped reading", {
@@ -166,14 +172,24 @@ export class RpcPeer<S> {
 
   #onClose(code: number): void {
     this.#stopHoldingBack();
-    this.#release("the connection closed");
+    const dropped = !this.#gone && !LEAVING_CODES.has(code) && this.#session.sink === this.#sink;
+    const resumes = this.#options.resumable?.resumes;
+    if (dropped && resumes && this.#session.isResumable) {
+      // A socket that dropped keeps its session for RESUME_WINDOW_MS: its calls run on, its notifications are kept.
+      this.#gone = true;
+      resumes.drop(this.#session);
+    } else this.#release("the connection closed");
     log.info("rpc connection closed", { connection: this.state.id, code });
   }
 
   /** Cancels the connection's in-flight calls and ends what it holds (subscriptions, pending agent calls), once. */
   #release(why: string): void {
-    if (this.#closed.signal.aborted) return;
-    this.state.inflight.cancelAll(new HubError("CANCELLED", why));
-    this.#closed.abort();
+    if (this.#gone) return;
+    this.#gone = true;
+    // A session another socket resumed is that socket's now.
+    if (this.#session.sink !== this.#sink) return;
+    const resumes = this.#options.resumable?.resumes;
+    if (resumes) resumes.close(this.#session, why);
+    else this.#session.release(why);
   }
 }

@@ -17,6 +17,8 @@ export interface RefusedUpgrade {
   status: 400 | 401 | 403 | 404 | 429 | 503;
   message: string;
   retryAfterMs?: number;
+  /** The hub is draining before it stops (503): said in the body's data, so a client knows to go elsewhere. */
+  draining?: true;
 }
 
 const ENDPOINTS: Readonly<Record<string, AcceptedUpgrade["endpoint"]>> = { "/rpc": "rpc", "/": "agent", "/agent": "agent", "/cdp": "cdp" };
@@ -46,8 +48,8 @@ export function decideUpgrade(request: IncomingMessage, policy: AccessPolicy): A
 
 /** Answers a refused upgrade with a plain HTTP response and closes the socket, so no 101 is ever sent. */
 export function refuseUpgrade(socket: Duplex, refusal: RefusedUpgrade): void {
-  const { status, message, retryAfterMs } = refusal;
-  const data = retryAfterMs === undefined ? {} : { data: { retryAfterMs } };
+  const { status, message, retryAfterMs, draining } = refusal;
+  const data = retryAfterMs === undefined ? {} : { data: { retryAfterMs, ...(draining ? { draining } : {}) } };
   const body = JSON.stringify({ error: { code: status, message, ...data } });
   const retryAfter = retryAfterMs === undefined ? "" : `Retry-After: ${Math.ceil(retryAfterMs / 1000)}\r\n`;
   socket.end(

@@ -50,11 +50,12 @@ describe("contract: the docs say what the code does", () => {
     }
   });
 
-  it("the product's version is package.json's, CHANGELOG.md starts with it, and agents are told the protocol's", () => {
+  it("the product's version is package.json's, CHANGELOG.md's newest release is it (below an Unreleased section, if any), and agents are told the protocol's", () => {
     const pkg = JSON.parse(read("package.json")) as { version: string };
     expect(HUB_VERSION).to.equal(pkg.version);
-    // An "Unreleased" section may sit above it: what is merged and not yet released.
-    expect(/^## (?!Unreleased)(\S+)/m.exec(read("CHANGELOG.md"))?.[1]).to.equal(pkg.version);
+    const headings = [...read("CHANGELOG.md").matchAll(/^## (\S+)/gm)].map((match) => match[1]);
+    expect(headings.find((heading) => heading !== "Unreleased")).to.equal(pkg.version);
+    expect(headings.indexOf("Unreleased"), "Unreleased comes first, or not at all").to.be.at.most(0);
     expect(PROTOCOL_VERSION).to.equal(doc.info.version);
   });
 });

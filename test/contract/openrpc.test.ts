@@ -76,6 +76,14 @@ describe("contract: protocol/tabwire.openrpc.json against the handlers and the e
     expect([...NOTIFICATION_NAMES]).to.deep.equal(doc["x-notifications"].map((n) => n.name));
   });
 
+  it("every notification's params name seq, as the hub numbers every notification it sends on /rpc", () => {
+    const names = (schema: unknown): string[] => {
+      const node = schema as { properties?: object; allOf?: unknown[] };
+      return [...Object.keys(node.properties ?? {}), ...(node.allOf ?? []).flatMap(names)];
+    };
+    expect(doc["x-notifications"].filter((n) => !names(n.params).includes("seq")).map((n) => n.name)).to.deep.equal([]);
+  });
+
   it("bounds every array a method takes with maxItems, so no request's errors grow with its size", () => {
     const unbounded: string[] = [];
     const walk = (schema: unknown, at: string): void => {

@@ -159,7 +159,10 @@ describe("agents: the Browser Operator endpoint and hub-to-agent calls (real hub
       toolCalls: [],
       metadata: { echo: params.requestId },
     });
-    expect((await statuses)[0]).to.deep.equal({
+    // Every notification carries its sequence number on the connection (for session.resume).
+    const { seq, ...status } = (await statuses)[0] as Record<string, unknown>;
+    expect(seq).to.be.a("number");
+    expect(status).to.deep.equal({
       target: "runner:t1",
       requestId: params.requestId,
       status: "running",

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { chromium } from "playwright-core";
 import type { Hub } from "../../src/hub.js";
+import { TestAgent } from "../fixtures/wire-agent.js";
 import { collect } from "../support/collect.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { RawCdp } from "../support/raw-cdp.js";
@@ -9,6 +10,7 @@ import { connect, startTestHub } from "../support/test-hub.js";
 const FULL_TOKEN = "cdp-contexts-full-token";
 const ALPHA_TOKEN = "cdp-contexts-token-alpha";
 const BETA_TOKEN = "cdp-contexts-token-beta";
+const BETA_KEY = "cdp-contexts-agent-key-beta";
 
 interface ListedTab {
   target: string;
@@ -27,6 +29,7 @@ describe("/cdp: browser.newContext() makes a client of its own, isolated, within
       HUB_TOKEN: FULL_TOKEN,
       HUB_TOKENS: `${ALPHA_TOKEN}:alpha,${BETA_TOKEN}:beta`,
       AUTH_KEY: "cdp-contexts-agent-key",
+      AGENT_KEYS: `${BETA_KEY}:beta`,
       MAX_EPHEMERAL_CLIENTS_PER_TOKEN: "2",
     });
   });
@@ -79,6 +82,46 @@ describe("/cdp: browser.newContext() makes a client of its own, isolated, within
       await mainPage.close();
     } finally {
       await browser.close();
+    }
+  });
+
+  it("a new context's tab is out of reach of another client's scoped token and of an agent whose key reaches another client", async () => {
+    const alpha = await RawCdp.open(`${hub.url}/cdp`, ALPHA_TOKEN);
+    const beta = await connect(hub, { token: BETA_TOKEN });
+    const codeOf = (pending: Promise<unknown>): Promise<number | undefined> =>
+      pending.then(
+        () => undefined,
+        (error: { code?: number }) => error.code,
+      );
+    try {
+      const { browserContextId } = (await alpha.send("Target.createBrowserContext")).result as { browserContextId: string };
+      const url = site.url("index.html?ephemeral-secret");
+      expect((await alpha.send("Target.createTarget", { url, browserContextId })).error).to.equal(undefined);
+      const made = (await listAll()).find((tab) => tab.url === url)!;
+      const clientId = made.target.split(":")[0]!;
+      expect(clientId).to.match(/^cdp-[0-9a-f]{12}$/);
+      expect(await beta.call("tabs.list", { clientId })).to.deep.equal(await beta.call("tabs.list", { clientId: "nobody" }));
+      expect(await codeOf(beta.call("evaluate", { target: made.target, expression: "document.title = 'pwned'" }))).to.equal(-32002);
+      expect(await codeOf(beta.call("tabs.close", { target: made.target }))).to.equal(-32002);
+      const squatter = await TestAgent.connect({ url: `${hub.url}/agent?token=${BETA_KEY}`, clientId: made.target });
+      expect(await squatter.registration()).to.include({ status: "rejected" });
+      await squatter.close();
+      const agent = await TestAgent.connect({ url: `${hub.url}/agent?token=${BETA_KEY}`, clientId: "beta:worker" });
+      try {
+        expect(await agent.registration()).to.include({ status: "accepted" });
+        expect(await codeOf(agent.call("evaluate", { target: made.target, expression: "document.title = 'pwned'" }))).to.equal(-32002);
+        expect(await codeOf(agent.call("tabs.close", { target: made.target }))).to.equal(-32002);
+      } finally {
+        await agent.close();
+      }
+      const full = await connect(hub, { token: FULL_TOKEN });
+      const title = await full.call("evaluate", { target: made.target, expression: "document.title" });
+      await full.close();
+      expect(title).to.deep.include({ value: "Fixture Home" });
+      expect((await alpha.send("Target.disposeBrowserContext", { browserContextId })).result).to.deep.equal({});
+    } finally {
+      alpha.close();
+      await beta.close();
     }
   });
 

@@ -32,7 +32,10 @@ describe("tabwire click / type / press / fill / select / upload / wait (CLI, rea
     try {
       const snapshot = String((await run("snapshot", "--interactive")).text);
       const ref = (pattern: RegExp): string => pattern.exec(snapshot)?.[1] as string;
-      expect(await run("click", ref(/button "Press me" \[ref=(e\d+)\]/))).to.deep.equal({ ok: true });
+      // The click answers what it changed on the page: the text its handler wrote.
+      const clicked = await run("click", ref(/button "Press me" \[ref=(e\d+)\]/));
+      expect(clicked).to.have.keys("ok", "changes");
+      expect((clicked.changes as { diff?: string }).diff).to.match(/^\+ StaticText "Pressed 1" \[ref=e\d+\]$/);
       expect(await run("wait", "--text", "Pressed 1", "--timeout", "5s")).to.include({ ok: true });
       // A snapshot read from the DOM hands out refs the actions take as well.
       const fromDom = String((await run("snapshot", "--interactive", "--dom")).text);

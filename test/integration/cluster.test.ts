@@ -185,6 +185,21 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     expect((await closed).filter((event) => event.target === target)).to.have.length(1);
   });
 
+  it("tells instance 1 of a new title in instance 2's tab (tab.updated), and instance 1's tabs.list shows it", async () => {
+    await one.call("events.subscribe", { topics: ["tabs"] });
+    const { target } = await two.call<{ target: string }>("tabs.open", { clientId: "titled", url: "data:text/html,<title>old</title>" });
+    const updated = collect<{ target: string; title: string }>(one, "tab.updated", {
+      done: (all) => all.some((event) => event.target === target && event.title === "renamed on two"),
+      timeoutMs: 10_000,
+    });
+    await two.call("evaluate", { target, expression: "document.title = 'renamed on two'" });
+    expect((await updated).find((event) => event.title === "renamed on two")).to.deep.include({ target, clientId: "titled" });
+    // The event goes out after instance 2's listing is rewritten: instance 1 lists the new title once it has it.
+    const { tabs } = await one.call<{ tabs: { target: string; title: string }[] }>("tabs.list", { clientId: "titled" });
+    expect(tabs.find((tab) => tab.target === target)?.title).to.equal("renamed on two");
+    await two.call("tabs.close", { target });
+  });
+
   it("runs an agent task from instance 1 on an agent connected to instance 2, with its status notifications", async () => {
     await one.call("events.subscribe", { topics: ["agents"] });
     const ready = collect<{ target: string }>(one, "agent.ready", {

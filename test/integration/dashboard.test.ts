@@ -2,8 +2,9 @@ import { expect } from "chai";
 import puppeteer, { type Browser, type Page } from "puppeteer-core";
 import { launchChromeWithPort, resolveChromePath, type PortChrome } from "../../src/cdp/chrome-launcher.js";
 import type { Hub } from "../../src/hub.js";
+import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import type { TestRpcClient } from "../support/rpc-client.js";
-import { evaluate, openTab, type OpenedTab } from "../support/tabs.js";
+import { closeTab, evaluate, openTab, type OpenedTab } from "../support/tabs.js";
 import { connect, startTestHub } from "../support/test-hub.js";
 
 const FULL = "ui-full-token";
@@ -17,6 +18,51 @@ const BUTTON_PAGE =
 const FORM_PAGE =
   "data:text/html,<title>form</title><body style='margin:0'><form id=f style='padding:20px' onsubmit=\"event.preventDefault();document.getElementById('out').textContent='submitted: '+document.getElementById('q').value\"><input id=q style='width:300px;height:30px;font-size:20px'></form><p id=out></p><div style='height:3000px'></div><p id=far>the end</p></body>";
 
+/**
+ * Runs in the dashboard's page before its scripts: keeps, in order, the JSON-RPC frames its sockets receive (a
+ * notification's method with its target and title, or "answer") and each `{ shown }` mark of whenShown.
+ */
+const WIRE_LOG = `(() => {
+  window.tabwireWire = [];
+  const Native = WebSocket;
+  window.WebSocket = class extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener("message", (event) => {
+        try {
+          const frame = JSON.parse(event.data);
+          const params = frame.params || {};
+          window.tabwireWire.push({ in: frame.method || "answer", target: params.target, title: params.title });
+        } catch {}
+      });
+    }
+  };
+})()`;
+
+/** Marks the page's frame log with `{ shown: label }` as soon as `condition` (an expression) holds in the page. */
+async function whenShown(page: Page, label: string, condition: string): Promise<void> {
+  await page.evaluate(`(() => {
+    const done = () => { window.tabwireWire.push({ shown: ${JSON.stringify(label)} }); observer.disconnect(); };
+    const observer = new MutationObserver(() => { if (${condition}) done(); });
+    observer.observe(document.body, { childList: true, subtree: true, characterData: true });
+    if (${condition}) done();
+  })()`);
+}
+
+/**
+ * Waits for the mark of whenShown and answers the frame received just before it: the one whose handling put it on
+ * screen (a frame's handler and the observer's callback run in one task, before the next frame's).
+ */
+async function shownBy(page: Page, label: string): Promise<Record<string, unknown> | undefined> {
+  await page.waitForFunction(`window.tabwireWire.some((entry) => entry.shown === ${JSON.stringify(label)})`);
+  const log = (await page.evaluate("window.tabwireWire")) as Record<string, unknown>[];
+  const at = log.findIndex((entry) => entry.shown === label);
+  return log
+    .slice(0, at)
+    .reverse()
+    .find((entry) => entry.in !== undefined);
+}
+
 /** Signs in through the page's own form and waits for the overview. */
 async function signIn(page: Page, base: string, token: string): Promise<void> {
   await page.goto(`${base}/ui`);
@@ -28,6 +74,7 @@ async function signIn(page: Page, base: string, token: string): Promise<void> {
 describe("dashboard in a browser: sign in, overview, live view, console, take over (real hub, puppeteer-core on the test's own Chromium)", function () {
   this.timeout(90_000);
   let hub: Hub;
+  let site: FixtureServer;
   let base: string;
   let chrome: PortChrome;
   let browser: Browser;
@@ -37,6 +84,7 @@ describe("dashboard in a browser: sign in, overview, live view, console, take ov
   const requested: string[] = [];
 
   before(async () => {
+    site = await startFixtureServer();
     hub = await startTestHub({ HUB_TOKEN: FULL, HUB_TOKENS: `${TOKEN_A}:alpha,${TOKEN_B}:beta`, AUTH_KEY: "ui-agent-key" });
     base = hub.url.replace(/^ws/, "http");
     chrome = await launchChromeWithPort(resolveChromePath(process.env.CHROME_PATH ?? null), ["--headless=new"]);
@@ -49,6 +97,7 @@ describe("dashboard in a browser: sign in, overview, live view, console, take ov
     await chrome?.kill();
     await Promise.all([alpha?.close(), beta?.close()]);
     await hub?.stop();
+    await site?.close();
   });
 
   /** A fresh browser context (no cookie) with every request it makes recorded. */
@@ -89,6 +138,103 @@ describe("dashboard in a browser: sign in, overview, live view, console, take ov
     expect(size.width).to.be.above(0);
     expect(size.height).to.be.above(0);
     await page.browserContext().close();
+  });
+
+  it("overview: a new client and its tab show from tab.opened itself, and the card's new title from tab.updated, before any read of the lists", async () => {
+    const page = await freshPage();
+    await page.evaluateOnNewDocument(WIRE_LOG);
+    await signIn(page, base, FULL);
+    await page.waitForSelector("#stats");
+    const full = await connect(hub, { token: FULL });
+    try {
+      await whenShown(page, "new client", `document.querySelector('[data-client="gamma"] [data-tab]') !== null`);
+      const tab = await openTab(full, "data:text/html,<title>before the rename</title>", { clientId: "gamma" });
+      expect(await shownBy(page, "new client")).to.deep.equal({ in: "tab.opened", target: tab.target });
+      const title = `[data-client="gamma"] [data-tab="${tab.target}"] .tab-title`;
+      await page.waitForFunction(`document.querySelector(${JSON.stringify(title)})?.textContent === "before the rename"`);
+      await whenShown(page, "renamed", `document.querySelector(${JSON.stringify(title)})?.textContent === "renamed by the page"`);
+      await evaluate(full, tab.target, "document.title = 'renamed by the page'");
+      expect(await shownBy(page, "renamed")).to.deep.equal({ in: "tab.updated", target: tab.target, title: "renamed by the page" });
+    } finally {
+      await full.close();
+      await page.browserContext().close();
+    }
+  });
+
+  it("tab view: the URL bar shows the tab's URL, follows a history push, and loads an address typed into it", async () => {
+    const page = await freshPage();
+    await signIn(page, base, TOKEN_A);
+    await page.waitForSelector("#stats");
+    const tab = await openTab(alpha, site.url("index.html"));
+    await page.goto(`${base}/ui#/tab/${encodeURIComponent(tab.target)}`);
+    const urlIs = (url: string): Promise<unknown> =>
+      page.waitForFunction(`document.querySelector("#tab-url")?.value === ${JSON.stringify(url)}`);
+    await urlIs(site.url("index.html"));
+    await evaluate(alpha, tab.target, "history.pushState({}, '', '/pushed-by-the-page')");
+    await urlIs(site.url("pushed-by-the-page"));
+    await page.click("#tab-url", { clickCount: 3 });
+    await page.keyboard.type(site.url("other.html"));
+    await page.keyboard.press("Enter");
+    await alpha.call("wait.for", { target: tab.target, selector: "#which", timeoutMs: 10_000 });
+    expect((await evaluate<{ value: unknown }>(alpha, tab.target, "location.href")).value).to.equal(site.url("other.html"));
+    await urlIs(site.url("other.html"));
+    await page.waitForFunction(`document.querySelector("#tab-title")?.textContent === "Other Page"`);
+    await page.browserContext().close();
+    await closeTab(alpha, tab.target);
+  });
+
+  it("tab view: console lines show their time and follow new lines until the reader scrolls up; a button brings the following back", async () => {
+    const page = await freshPage();
+    await signIn(page, base, TOKEN_A);
+    await page.waitForSelector("#stats");
+    const tab = await openTab(alpha, "data:text/html,<title>many lines</title>");
+    await page.goto(`${base}/ui#/tab/${encodeURIComponent(tab.target)}`);
+    const lastLine = (text: string): Promise<unknown> =>
+      page.waitForFunction(`document.querySelector("#console li:last-child .console-text")?.textContent === ${JSON.stringify(text)}`);
+    const atBottom =
+      "(() => { const list = document.querySelector('#console'); return list.scrollTop + list.clientHeight >= list.scrollHeight - 2; })()";
+    await evaluate(alpha, tab.target, "for (let i = 0; i < 80; i++) console.log('row ' + i)");
+    await lastLine("row 79");
+    await page.waitForFunction(atBottom);
+    const time = await page.$eval("#console li:last-child time", (element) => element.textContent ?? "");
+    expect(time).to.match(/^\d\d:\d\d:\d\d\.\d{3}$/);
+    expect(await page.$eval("#console-follow", (button) => button.hasAttribute("hidden"))).to.equal(true);
+    // The reader scrolls up: new lines no longer move the list, and the button shows.
+    await page.$eval("#console", (list) => {
+      list.scrollTop = 0;
+      list.dispatchEvent(new Event("scroll"));
+    });
+    await evaluate(alpha, tab.target, "for (let i = 80; i < 100; i++) console.log('row ' + i)");
+    await lastLine("row 99");
+    await page.waitForFunction(`!document.querySelector("#console-follow").hidden`);
+    expect(await page.$eval("#console", (list) => list.scrollTop)).to.equal(0);
+    await page.click("#console-follow");
+    await page.waitForFunction(atBottom);
+    await evaluate(alpha, tab.target, "console.log('row 100')");
+    await lastLine("row 100");
+    await page.waitForFunction(atBottom);
+    await page.browserContext().close();
+    await closeTab(alpha, tab.target);
+  });
+
+  it("tab view: a request the page makes shows in the network list by itself, its whole URL in view", async () => {
+    const page = await freshPage();
+    await signIn(page, base, TOKEN_A);
+    await page.waitForSelector("#stats");
+    const tab = await openTab(alpha, site.url("index.html"));
+    await page.goto(`${base}/ui#/tab/${encodeURIComponent(tab.target)}`);
+    await page.waitForSelector("#network tbody tr");
+    const url = site.url(`data.json?query=${"long-value-".repeat(12)}&end=1`);
+    await evaluate(alpha, tab.target, { expression: `fetch(${JSON.stringify(url)}).then((r) => r.text())`, awaitPromise: true });
+    const cell = `[...document.querySelectorAll("#network tr[data-state=finished] td.col-url")].find((td) => td.textContent === ${JSON.stringify(url)})`;
+    await page.waitForFunction(`Boolean(${cell})`);
+    const fits = await page.evaluate(
+      `(() => { const td = ${cell}; return td.scrollWidth <= td.clientWidth && td.getBoundingClientRect().height > 0; })()`,
+    );
+    expect(fits, "the URL's cell shows all of it").to.equal(true);
+    expect(await page.$("#network-refresh")).to.equal(null);
+    await page.browserContext().close();
+    await closeTab(alpha, tab.target);
   });
 
   it("tab view: console messages in order, and a click on the live view presses the page's button", async () => {

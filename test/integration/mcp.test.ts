@@ -7,6 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Hub } from "../../src/hub.js";
+import { hubTools, type McpEntry } from "../../src/mcp/tools.js";
 import { loadOpenRpc } from "../../src/rpc/params-validator.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
 import { collect } from "../support/collect.js";
@@ -18,13 +19,16 @@ const FULL_TOKEN = "mcp-full-token";
 const ALPHA_TOKEN = "mcp-token-alpha";
 const BETA_TOKEN = "mcp-token-beta";
 
+const clientInfo = { name: "tabwire-test", version: "1.0.0" };
+
 /** The hub's /mcp URL. */
 const mcpUrl = (hub: Hub): URL => new URL(`${hub.url.replace(/^ws/, "http")}/mcp`);
 
-/** An MCP client of the official SDK, over Streamable HTTP, with a token. */
-async function mcpClient(hub: Hub, token: string): Promise<Client> {
+/** An MCP client of the official SDK, over Streamable HTTP, with a token (and a query for /mcp, as `?caps=`). */
+async function mcpClient(hub: Hub, token: string, query = ""): Promise<Client> {
   const client = new Client({ name: "tabwire-test", version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(mcpUrl(hub), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+  const url = new URL(`${mcpUrl(hub).href}${query}`);
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
   return client;
 }
 
@@ -47,27 +51,41 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
     await site?.close();
   });
 
-  it("lists one tool per method the OpenRPC document marks, named with _, its input schema the method's params", async () => {
+  it("lists the default tools (one per method marked x-mcp, no caps), named with _, with their texts for a model; ?caps= adds the others", async () => {
     const client = await mcpClient(hub, FULL_TOKEN);
+    const withCaps = await mcpClient(hub, FULL_TOKEN, "?caps=emulation,routing");
     try {
       const { tools } = await client.listTools();
-      const document = loadOpenRpc() as unknown as {
-        methods: { name: string; params: { name: string; required?: boolean; description?: string }[]; "x-mcp"?: { readOnly: boolean } }[];
-      };
-      const marked = document.methods.filter((method) => method["x-mcp"]);
+      const document = loadOpenRpc();
+      const expected = hubTools(document).filter((tool) => tool.method !== "agent.run");
       // agent_run is offered only while an agent of the session's client is connected: none is here.
-      const offered = marked.filter((method) => method.name !== "agent.run");
-      expect(tools.map((tool) => tool.name).sort()).to.deep.equal(offered.map((method) => method.name.replaceAll(".", "_")).sort());
-      for (const method of offered) {
-        const tool = tools.find((each) => each.name === method.name.replaceAll(".", "_"));
-        const properties = tool?.inputSchema.properties as Record<string, { description?: string; $ref?: string }>;
-        expect(Object.keys(properties), method.name).to.deep.equal(method.params.map((param) => param.name));
-        expect(tool?.inputSchema.required ?? [], method.name).to.deep.equal(method.params.filter((p) => p.required).map((p) => p.name));
-        for (const param of method.params)
-          expect(properties[param.name]?.description, `${method.name} ${param.name}`).to.equal(param.description);
-        expect(JSON.stringify(tool?.inputSchema), method.name).to.not.include("$ref");
-        expect(tool?.annotations?.readOnlyHint, method.name).to.equal(method["x-mcp"]?.readOnly);
+      expect(tools.map((tool) => tool.name)).to.deep.equal(expected.filter((tool) => tool.cap === undefined).map((tool) => tool.name));
+      expect((await withCaps.listTools()).tools.map((tool) => tool.name)).to.deep.equal(expected.map((tool) => tool.name));
+      const mcpParams = (document as unknown as { "x-mcp-params": Record<string, string | null> })["x-mcp-params"];
+      for (const tool of tools) {
+        const method = (
+          document.methods as unknown as { name: string; params: { name: string; required?: boolean }[]; "x-mcp": McpEntry }[]
+        ).find((each) => each.name.replaceAll(".", "_") === tool.name);
+        const entry = method?.["x-mcp"] as McpEntry;
+        const offered = (method?.params ?? []).filter(
+          (param) => !entry.hide?.includes(param.name) && (mcpParams[param.name] !== null || entry.params?.[param.name] !== undefined),
+        );
+        const properties = tool.inputSchema.properties as Record<string, { description?: string }>;
+        expect(Object.keys(properties), tool.name).to.deep.equal(offered.map((param) => param.name));
+        expect(tool.inputSchema.required ?? [], tool.name).to.deep.equal(offered.filter((p) => p.required).map((p) => p.name));
+        for (const param of offered)
+          expect(properties[param.name]?.description, `${tool.name} ${param.name}`).to.equal(
+            entry.params?.[param.name] ?? mcpParams[param.name],
+          );
+        expect(JSON.stringify(tool.inputSchema), tool.name).to.not.include("$ref");
+        expect([tool.description, tool.annotations?.title, tool.annotations?.readOnlyHint]).to.deep.equal([
+          entry.description,
+          entry.title,
+          entry.readOnly,
+        ]);
       }
+      // An action's changes are always the front's default (the model gets what its action changed): not offered.
+      expect(tools.find((tool) => tool.name === "click")?.inputSchema.properties).to.not.have.property("changes");
       expect(tools.find((tool) => tool.name === "tabs_close")?.annotations).to.include({ readOnlyHint: false, destructiveHint: true });
       expect(tools.find((tool) => tool.name === "snapshot")?.annotations).to.include({ readOnlyHint: true });
       // The front's defaults for models show in the schemas.
@@ -75,9 +93,49 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
         string,
         { default?: unknown }
       >;
-      expect([snapshotParams.source?.default, snapshotParams.maxChars?.default]).to.deep.equal(["dom", 40_000]);
+      expect([snapshotParams.source?.default, snapshotParams.compact?.default, snapshotParams.maxChars?.default]).to.deep.equal([
+        "dom",
+        true,
+        40_000,
+      ]);
+      // A tool of a group the session did not ask for is not there to call; an unknown group is refused with the known ones.
+      const { target } = await result<{ target: string }>(client, "tabs_open", { url: site.url("index.html") });
+      // The schemas leave out additionalProperties: false; a param the tool does not know is refused by its name.
+      const unknown = await call(client, "scroll", { target, deltaZ: 10 });
+      expect(unknown.isError).to.equal(true);
+      expect(unknown.content[0]?.text).to.match(/^INVALID_PARAMS .*deltaZ/);
+      const hidden = await call(client, "emulate", { target, colorScheme: "dark" });
+      expect([hidden.isError, hidden.content[0]?.text]).to.deep.equal([
+        true,
+        "METHOD_NOT_FOUND (-32601): no tool emulate; list them with tools/list",
+      ]);
+      expect(
+        await result(withCaps, "emulate", {
+          target: (await result<{ target: string }>(withCaps, "tabs_open", {})).target,
+          colorScheme: "dark",
+        }),
+      ).to.deep.equal({});
+      const initialize = {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo },
+      };
+      const refused = await fetch(`${mcpUrl(hub).href}?caps=vision`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${FULL_TOKEN}`,
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+        },
+        body: JSON.stringify(initialize),
+      });
+      expect(refused.status).to.equal(400);
+      expect(((await refused.json()) as { error: { message: string } }).error.message).to.equal(
+        'no tools caps "vision" at /mcp; ask for emulation, routing, all (comma-separated)',
+      );
     } finally {
-      await client.close();
+      await Promise.all([client.close(), withCaps.close()]);
     }
   });
 
@@ -89,7 +147,12 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
       const text = snapshot.content[0]?.text ?? "";
       expect(text).to.match(/^- RootWebArea "Form Fixture" \[ref=e\d+\]/);
       const ref = /button "Submit" \[ref=(e\d+)\]/.exec(text)?.[1] as string;
-      expect(await result(client, "click", { target, ref })).to.deep.equal({ ok: true });
+      const clicked = await call(client, "click", { target, ref });
+      expect(clicked.structuredContent).to.deep.include({ ok: true });
+      // What the click changed comes as lines under the answer, not as an escaped JSON string.
+      expect(clicked.content[0]?.text).to.match(
+        /^\{"ok":true\}\nPage changes:\n\+ StaticText "submitted ada@example.com" \[ref=e\d+\]\n- StaticText "idle"$/,
+      );
       const read = await result<{ value: string }>(client, "evaluate", {
         target,
         expression: "document.querySelector('#status').textContent",
@@ -107,6 +170,29 @@ describe("MCP at /mcp: the official SDK client drives the hub, one client per se
       const failed = await call(client, "click", { target, selector: "#nothing-here", timeoutMs: 1_000 });
       expect(failed.isError).to.equal(true);
       expect(failed.content[0]?.text).to.match(/^TIMEOUT \(-32001\): no element matched the selector "#nothing-here"/);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("the default snapshot is written for a model: refs where one can act, labels in their fields, a table row a line; its refs act", async () => {
+    const client = await mcpClient(hub, FULL_TOKEN);
+    try {
+      const { target } = await result<{ target: string }>(client, "tabs_open", { url: site.url("roles.html") });
+      const text = (await call(client, "snapshot", { target })).content[0]?.text ?? "";
+      const lines = text.split("\n");
+      expect(lines).to.include.members([
+        '      - textbox "Email address" [ref=' + /textbox "Email address" \[ref=(e\d+)\]/.exec(text)?.[1] + ']: "ada@example.com"',
+        '      - row: "Plan" | "Price"',
+        '      - row: "Free" | "0"',
+        '        - option "Green"',
+      ]);
+      expect(text).to.not.match(/LabelText|StaticText "Email address"|caption|StaticText "Prices"/);
+      const ref = /- row: "Pro" \| link "9" \[ref=(e\d+)\]/.exec(text)?.[1] as string;
+      expect(await result(client, "click", { target, ref })).to.include({ ok: true });
+      expect((await result<{ value: string }>(client, "evaluate", { target, expression: "location.hash" })).value).to.equal("#pro");
+      const full = (await call(client, "snapshot", { target, compact: false })).content[0]?.text ?? "";
+      expect(text.length).to.be.below(full.length * 0.8);
     } finally {
       await client.close();
     }
@@ -250,6 +336,36 @@ describe("tabwire mcp: MCP over stdio for clients that launch a command (real hu
       await driveFormPage(client, site);
     } finally {
       await client.close();
+      await hub.stop();
+    }
+  });
+
+  it("--caps asks the hub for the tools beyond the default ones; an unknown group is refused naming the known ones", async () => {
+    const hub = await startTestHub({ HUB_TOKEN: FULL_TOKEN, AUTH_KEY: "mcp-agent-key" });
+    const plain = await launched(["--hub", hub.url, "--token", FULL_TOKEN]);
+    const routing = await launched(["--hub", hub.url, "--token", FULL_TOKEN, "--caps", "routing"]);
+    try {
+      const names = async (client: Client): Promise<string[]> => (await client.listTools()).tools.map((tool) => tool.name);
+      expect(await names(plain.client)).to.not.include.members(["network_route"]);
+      expect(await names(routing.client))
+        .to.include.members(["network_route", "network_unroute"])
+        .and.not.include.members(["emulate"]);
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, "mcp", "--hub", hub.url, "--token", FULL_TOKEN, "--caps", "vision"],
+        env: cleanEnv(),
+        stderr: "pipe",
+      });
+      const refused = await new Client({ name: "tabwire-stdio-test", version: "1.0.0" }).connect(transport).then(
+        () => null,
+        (error: unknown) => error as Error,
+      );
+      expect(refused?.message).to.equal(
+        'MCP error -32603: the tabwire hub refused the request (HTTP 400): no tools caps "vision" at /mcp; ask for emulation, routing, all (comma-separated)',
+      );
+      await transport.close();
+    } finally {
+      await Promise.all([plain.client.close(), routing.client.close()]);
       await hub.stop();
     }
   });

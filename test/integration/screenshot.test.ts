@@ -173,6 +173,23 @@ describe("screenshot (real hub, real Chromium)", function () {
       expect(error.message).to.include("take a new snapshot");
     });
 
+    it("a ref of text (a snapshot's StaticText) captures the box of that text", async () => {
+      // A ref may name a text node: the fuzz run found this answered INTERNAL_ERROR, measuring it as an element.
+      await open("actions.html");
+      const { text } = await client.call("snapshot", { target: tab?.target ?? "" });
+      const ref = /StaticText "Plan ?" \[ref=(e\d+)\]/.exec(text)?.[1];
+      expect(ref, text).to.be.a("string");
+      // The text's box as the page measures it, widened outward to whole CSS pixels as every capture is.
+      const box = await value<{ width: number; height: number }>(`(() => {
+        const range = document.createRange();
+        range.selectNodeContents(document.querySelector("#plan").parentElement.firstChild);
+        const r = range.getBoundingClientRect();
+        return { width: Math.ceil(r.right) - Math.floor(r.left), height: Math.ceil(r.bottom) - Math.floor(r.top) };
+      })()`);
+      expect(box.width).to.be.above(0);
+      expect(decode(await shoot({ ref }))).to.include(box);
+    });
+
     it("a background tab is captured without being brought to the front", async () => {
       await open("box.html", { background: true });
       expect(await value<string>("document.visibilityState")).to.equal("hidden");

@@ -5,8 +5,7 @@ import { rpcFailure } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab, type OpenedTab } from "../support/tabs.js";
 import { pageSuite } from "../support/page-suite.js";
 import { connect } from "../support/test-hub.js";
-
-const withoutRefs = (text: string): string => text.replace(/\[ref=e\d+\]/g, "[ref]");
+import { KEPT_SNAPSHOTS } from "../../src/runtime/kept-snapshots.js";
 
 function* walk(node: SnapshotNode): Generator<SnapshotNode> {
   yield node;
@@ -36,6 +35,34 @@ for (const source of ["chrome", "dom"] as const) {
       expect((await evaluate(suite.client, tab.target, "events.length")).value).to.be.above(0);
     });
 
+    it("compact writes the text for a model: refs only where one can act, labels folded into their fields; its refs act, its diffs work", async () => {
+      const full = await suite.client.call("snapshot", { target: tab.target, source });
+      const compact = await suite.client.call("snapshot", { target: tab.target, source, compact: true });
+      // The tree is the same either way: only the text is written for a model.
+      const withoutTreeRefs = (root: SnapshotNode): string => JSON.stringify(root).replace(/"ref":"e\d+"/g, "");
+      expect(withoutTreeRefs(compact.root)).to.equal(withoutTreeRefs(full.root));
+      expect(compact.text.length).to.be.below(full.text.length * 0.8);
+      expect(compact.text).to.match(/\n\s+- textbox "Name" \[ref=e\d+\]\n/);
+      expect(compact.text).to.not.match(/LabelText|StaticText "Name"/);
+      const unreffed = compact.text.split("\n").filter((line) => !line.includes("[ref="));
+      expect(unreffed.length).to.be.above(0);
+      for (const line of unreffed)
+        expect(line, line).to.match(/^\s*- (option|paragraph|listitem|row|cell|generic|group|LabelText)\b|^\s*- "/);
+      const ref = /button "Press me" \[ref=(e\d+)\]/.exec(compact.text)?.[1] as string;
+      await suite.client.call("click", { target: tab.target, ref });
+      expect((await evaluate(suite.client, tab.target, "events.length")).value).to.be.above(0);
+      // Text is a quoted line, each with its ref: two texts side by side (two divs) are two lines a drag can join.
+      const [from, to] = ["Drag me", "Drop here"].map(
+        (text) => new RegExp(`^\\s*- "${text}" \\[ref=(e\\d+)\\]$`, "m").exec(compact.text)?.[1],
+      );
+      await suite.client.call("drag", { target: tab.target, from: { ref: from as string }, to: { ref: to as string } });
+      const drags = (await evaluate(suite.client, tab.target, "drags")).value as string[];
+      expect([drags[0], drags.at(-1)]).to.deep.equal(["source:pointerdown:true", "sink:pointerup:true"]);
+      await evaluate(suite.client, tab.target, "document.getElementById('btn').textContent = 'Renamed'");
+      const diff = await suite.client.call("snapshot", { target: tab.target, source, compact: true, diff: compact.snapshotId });
+      expect(diff.text).to.match(/^~ button "Renamed" \[ref=e\d+\]$/m);
+    });
+
     it("pages of maxChars are whole lines; read with cursor they have no overlap and no gap, and refs stay valid", async () => {
       const whole = await suite.client.call("snapshot", { target: tab.target, source });
       const first = await suite.client.call("snapshot", { target: tab.target, source, maxChars: 200 });
@@ -54,12 +81,17 @@ for (const source of ["chrome", "dom"] as const) {
         expect(page.length <= 200 || page.split("\n").length === 2, page).to.equal(true);
       }
       expect(pages.join("")).to.have.length(first.totalChars as number);
-      expect(withoutRefs(pages.join(""))).to.equal(withoutRefs(whole.text));
+      // Refs name elements, not snapshots: the paged snapshot reads exactly as the whole one taken before it.
+      expect(pages.join("")).to.equal(whole.text);
       const ref = /button "Press me" \[ref=(e\d+)\]/.exec(pages.join(""))?.[1] as string;
       await suite.client.call("click", { target: tab.target, ref });
-      const older = await rpcFailure(
-        (await connect(suite.hub)).call("snapshot", { target: tab.target, source, cursor: `${whole.snapshotId}:0` }),
-      );
+      // Another connection's snapshot does not end this one's paging; only snapshots the tab no longer keeps end it.
+      const other = await connect(suite.hub);
+      await other.call("snapshot", { target: tab.target, source });
+      const still = await suite.client.call("snapshot", { target: tab.target, source, cursor: `${first.snapshotId}:0`, maxChars: 200 });
+      expect(still.text).to.equal(first.text);
+      for (let at = 0; at < KEPT_SNAPSHOTS; at++) await other.call("snapshot", { target: tab.target, source });
+      const older = await rpcFailure(other.call("snapshot", { target: tab.target, source, cursor: `${whole.snapshotId}:0` }));
       expect(older.code).to.equal(ErrorCode.INVALID_PARAMS);
     });
 
@@ -73,11 +105,19 @@ for (const source of ["chrome", "dom"] as const) {
       const diff = await suite.client.call("snapshot", { target: tab.target, source, diff: before.snapshotId });
       const lines = diff.text.split("\n");
       expect(lines.length).to.be.within(3, 6);
-      expect(lines.find((line) => line.startsWith("~ "))).to.match(/^~ button "Renamed" \[ref=e\d+\]$/);
+      // The renamed button keeps its ref.
+      const pressMe = /button "Press me" \[ref=(e\d+)\]/.exec(before.text)?.[1] as string;
+      expect(lines.find((line) => line.startsWith("~ "))).to.equal(`~ button "Renamed" [ref=${pressMe}]`);
       expect(lines).to.include('- button "Disabled"');
       expect(lines.some((line) => /^\+ button "Brand new" \[ref=e\d+\]$/.test(line))).to.equal(true);
-      const stale = await rpcFailure((await connect(suite.hub)).call("snapshot", { target: tab.target, source, diff: before.snapshotId }));
-      expect(stale.code).to.equal(ErrorCode.INVALID_PARAMS);
+      // Another snapshot in between (another connection's) does not end the diff against an earlier one.
+      await (await connect(suite.hub)).call("snapshot", { target: tab.target, source });
+      const again = await suite.client.call("snapshot", { target: tab.target, source, diff: before.snapshotId });
+      expect(again.text).to.equal(diff.text);
+      const unknown = await rpcFailure(
+        (await connect(suite.hub)).call("snapshot", { target: tab.target, source, diff: "0f8fad5b-d9cb-469f-a165-70867728950e" }),
+      );
+      expect(unknown.code).to.equal(ErrorCode.INVALID_PARAMS);
     });
 
     it("root gives one element's subtree, and boxes each node's layout box in the viewport", async () => {

@@ -28,6 +28,10 @@ export interface ChildHub {
   liveHeapBytes(): Promise<number>;
   /** Stops the hub (SIGTERM, SIGKILL after 10 s) and removes its folder unless the caller gave it. */
   stop(): Promise<void>;
+  /** Sends the hub's process a signal (SIGTERM: the drain), as an operator or a process manager would. */
+  kill(signal: NodeJS.Signals): void;
+  /** Resolves when the hub's process has exited, with its exit code or the signal that ended it. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 const CLI = fileURLToPath(new URL("../../src/cli.js", import.meta.url));
@@ -59,6 +63,9 @@ export async function startChildHub(env: Record<string, string>, options: ChildH
   let output = "";
   child.stdout?.on("data", (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const stop = async (): Promise<void> => {
     await stopChild(child);
     if (dir === undefined) await rm(home, { recursive: true, force: true });
@@ -75,6 +82,8 @@ export async function startChildHub(env: Record<string, string>, options: ChildH
       rssBytes: () => residentBytes(child.pid as number),
       liveHeapBytes,
       stop,
+      kill: (signal) => child.kill(signal),
+      exited,
     };
   } catch (error) {
     await stop();

@@ -15,7 +15,8 @@ const PAGES_DIR = fileURLToPath(new URL("../../../test/fixtures/pages/", import.
  * A localhost server for the fixture pages in test/fixtures/pages, plus /slow?ms=N which answers late,
  * /mark?name=X which a page calls to tell the test it got somewhere (e.g. just before it starts spinning),
  * /set-cookie?name=N&value=V which sets an HttpOnly cookie, /cookies which answers the Cookie header it got, and
- * /bytes?size=N&name=F which answers a download of N bytes named F (see serveBytes: `chunked`, `group`, `of`, `first`).
+ * /bytes?size=N&name=F which answers a download of N bytes named F (see serveBytes: `chunked`, `group`, `of`, `first`),
+ * and /hang (any query) which accepts the request and never answers it, until close() ends it.
  */
 export interface FixtureServer {
   origin: string;
@@ -30,8 +31,14 @@ export async function startFixtureServer(): Promise<FixtureServer> {
   const marks = new Set<string>();
   const markWaiters = new Map<string, () => void>();
   const groups = new Map<string, Group>();
+  const hanging = new Set<http.ServerResponse>();
   const server = http.createServer((request, response) => {
     const url = new URL(request.url ?? "/", "http://fixture.invalid");
+    if (url.pathname === "/hang") {
+      hanging.add(response);
+      response.once("close", () => hanging.delete(response));
+      return;
+    }
     // Chrome asks every origin for a favicon; a 404 would add a browser console message to every page.
     if (url.pathname === "/favicon.ico") {
       response.writeHead(204);
@@ -66,6 +73,7 @@ export async function startFixtureServer(): Promise<FixtureServer> {
       }),
     close: () =>
       new Promise((resolve) => {
+        for (const response of hanging) response.end();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

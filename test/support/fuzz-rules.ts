@@ -76,8 +76,8 @@ export interface Outcome {
   codes: readonly number[];
 }
 
-/** Every error a method may answer with: INVALID_PARAMS and the hub's own -32000..-32013 (never INTERNAL_ERROR). */
-const METHOD_ERRORS = [CODES.INVALID_PARAMS, ...Array.from({ length: 14 }, (_, i) => -32000 - i)];
+/** Every error a method may answer with: INVALID_PARAMS and the hub's own -32000..-32014 (never INTERNAL_ERROR). */
+const METHOD_ERRORS = [CODES.INVALID_PARAMS, ...Array.from({ length: 15 }, (_, i) => -32000 - i)];
 /** A real call: a result or any error a method may answer with. */
 export const ANY_OUTCOME: Outcome = { result: true, codes: METHOD_ERRORS };
 /** A call that must fail with one of `codes`. */

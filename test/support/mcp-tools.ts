@@ -31,7 +31,11 @@ export async function driveFormPage(client: ToolCaller, site: FixtureServer): Pr
   const text = (await call(client, "snapshot", { target })).content[0]?.text ?? "";
   expect(text).to.match(/^- RootWebArea "Form Fixture" \[ref=e\d+\]/);
   const ref = /button "Submit" \[ref=(e\d+)\]/.exec(text)?.[1] as string;
-  expect(await result(client, "click", { target, ref })).to.deep.equal({ ok: true });
+  // The click answers what it changed on the page: the status line's new text, with its ref, and the old one gone.
+  const clicked = await result<{ ok: true; changes?: { diff?: string } }>(client, "click", { target, ref });
+  expect(clicked).to.have.keys("ok", "changes");
+  expect(clicked.changes).to.have.keys("diff");
+  expect(clicked.changes?.diff).to.match(/^\+ StaticText "submitted ada@example.com" \[ref=e\d+\]\n- StaticText "idle"$/);
   const read = await result<{ value: string }>(client, "evaluate", { target, expression: "document.querySelector('#status').textContent" });
   expect(read.value).to.equal("submitted ada@example.com");
   return target;

@@ -7,6 +7,11 @@ export function clockTime(ms: number): string {
   return new Date(ms).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false });
 }
 
+/** A clock time to the millisecond, `14:03:07.042`, of ms since the epoch (when a console message was logged). */
+export function preciseTime(ms: number): string {
+  return `${clockTime(ms)}.${String(Math.floor(ms) % 1000).padStart(3, "0")}`;
+}
+
 /** How long ago (or how long), coarsely: `42 s`, `5 min`, `3 h`, `2 d`. */
 export function span(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));

@@ -1,28 +1,31 @@
-// The network panel: the tab's newest requests (network.list), refreshed on demand and every 3 s while shown.
+// The network panel: the tab's newest requests, read once (network.list) and then kept current as they are sent and
+// answered (network.subscribe); each URL whole, wrapped where it must.
 
-import { h, replaceChildren, setText } from "./dom.js";
-import { bytes, duration, errorText } from "./format.js";
+import { h, setText } from "./dom.js";
+import { bytes, duration, errorText, isDisconnect } from "./format.js";
 import type { Rpc } from "./rpc.js";
 import { Scope } from "./scope.js";
-import type { NetworkRequest } from "./types.js";
+import type { NetworkRequest, NetworkRequests } from "./types.js";
 
-const REFRESH_MS = 3000;
 const LIMIT = 50;
 
-/** The panel: `button#network-refresh` and `table#network` (one `tr[data-request-id]` per request, newest last). */
+/** The panel: `table#network`, one `tr[data-request-id]` per request, newest last, updated in place. */
 export class NetworkPanel {
   readonly element: HTMLElement;
   private readonly body: HTMLTableSectionElement;
   private readonly caption: HTMLTableCaptionElement;
   private readonly status: HTMLElement;
   private readonly scope = new Scope();
-  private loading = false;
+  /** The requests shown, by id. */
+  private readonly requests = new Map<string, NetworkRequest>();
+  private readonly rows = new Map<string, HTMLTableRowElement>();
+  private subscriptionId: string | null = null;
+  private attempt = 0;
 
   constructor(
     private readonly rpc: Rpc,
     private readonly target: string,
   ) {
-    const refresh = h("button", { id: "network-refresh", type: "button" }, "Refresh");
     this.caption = h("caption", {}, "Requests");
     this.body = h("tbody", {});
     const head = h(
@@ -38,63 +41,97 @@ export class NetworkPanel {
     );
     const table = h("table", { id: "network", class: "network" }, this.caption, head, this.body);
     this.status = h("p", { class: "status", role: "status", "aria-live": "polite" });
-    this.element = h(
-      "div",
-      { class: "network-panel" },
-      h("div", { class: "controls" }, refresh),
-      this.status,
-      h("div", { class: "table-scroll" }, table),
-    );
-    this.scope.listen(refresh, "click", () => void this.refresh());
-    this.scope.every(REFRESH_MS, () => {
-      if (this.visible()) void this.refresh();
-    });
+    this.element = h("div", { class: "network-panel" }, this.status, h("div", { class: "table-scroll" }, table));
+    this.scope.add(rpc.on<NetworkRequests>("network.requests", (notice) => this.receive(notice)));
   }
 
-  /** The connection (re)opened: load the list. */
+  /** The connection (re)opened: subscribe, then read what the tab sent before. */
   connected(): void {
-    void this.refresh();
+    const attempt = ++this.attempt;
+    this.subscriptionId = null;
+    this.rpc
+      .call<{ subscriptionId: string }>("network.subscribe", { target: this.target })
+      .then(({ subscriptionId }) => {
+        if (this.scope.isDisposed || attempt !== this.attempt) return this.unsubscribe(subscriptionId);
+        this.subscriptionId = subscriptionId;
+        return this.load();
+      })
+      .catch((error: unknown) => {
+        if (attempt === this.attempt && !this.scope.isDisposed) setText(this.status, `Network: ${errorText(error)}`);
+      });
   }
 
-  /** Stops refreshing. */
+  /** The connection closed: the subscription ended with it. */
+  disconnected(): void {
+    this.attempt += 1;
+    this.subscriptionId = null;
+  }
+
+  /** Unsubscribes and stops listening. */
   dispose(): void {
+    if (this.subscriptionId) this.unsubscribe(this.subscriptionId);
+    this.subscriptionId = null;
     this.scope.dispose();
   }
 
-  /** Whether the panel can be seen: the page is shown and the panel (or its `<details>`) is open. */
-  private visible(): boolean {
-    if (document.visibilityState === "hidden" || !this.element.isConnected) return false;
-    const details = this.element.closest("details");
-    return !details || details.open;
+  /** Reads the newest requests the tab sent (after a subscription began, or when some were missed). */
+  private async load(): Promise<void> {
+    const answer = await this.rpc.call<{ requests: NetworkRequest[]; total: number }>("network.list", {
+      target: this.target,
+      limit: LIMIT,
+    });
+    if (this.scope.isDisposed) return;
+    this.merge(answer.requests);
+    setText(this.status, "");
   }
 
-  /** Loads the newest requests (a refresh while one runs is skipped). */
-  async refresh(): Promise<void> {
-    if (this.loading || this.scope.isDisposed || !this.rpc.isOpen) return;
-    this.loading = true;
-    try {
-      const answer = await this.rpc.call<{ requests: NetworkRequest[]; total: number }>("network.list", {
-        target: this.target,
-        limit: LIMIT,
-      });
-      if (this.scope.isDisposed) return;
-      this.render(answer.requests);
-      const shown = answer.requests.length;
-      setText(this.caption, shown < answer.total ? `The newest ${shown} of ${answer.total} requests` : `${answer.total} requests`);
-      setText(this.status, "");
-    } catch (error) {
-      if (!this.scope.isDisposed) setText(this.status, `Network: ${errorText(error)}`);
-    } finally {
-      this.loading = false;
+  private receive(notice: NetworkRequests): void {
+    if (notice.subscriptionId !== this.subscriptionId) return;
+    this.merge(notice.requests);
+    if (notice.missed) void this.load().catch(() => {});
+  }
+
+  /** Takes requests as they stand now; an answer that left the hub earlier never takes back a request's end. */
+  private merge(requests: NetworkRequest[]): void {
+    for (const request of requests) {
+      const shown = this.requests.get(request.requestId);
+      if (shown && shown.state !== "pending" && request.state === "pending") continue;
+      this.requests.set(request.requestId, request);
     }
+    const newest = [...this.requests.values()].sort((a, b) => a.startedAt - b.startedAt).slice(-LIMIT);
+    const kept = new Set(newest.map((request) => request.requestId));
+    for (const [requestId, row] of this.rows) {
+      if (kept.has(requestId)) continue;
+      row.remove();
+      this.rows.delete(requestId);
+      this.requests.delete(requestId);
+    }
+    newest.forEach((request, index) => this.place(request, index));
+    setText(this.caption, newest.length < LIMIT ? `${newest.length} requests` : `The newest ${LIMIT} requests`);
   }
 
-  private render(requests: NetworkRequest[]): void {
-    replaceChildren(this.body, ...requests.map((request) => row(request)));
+  /** Shows a request at its place, its row made or updated (a row that stays keeps a reader's selection). */
+  private place(request: NetworkRequest, index: number): void {
+    const fresh = row(request);
+    let shown = this.rows.get(request.requestId);
+    if (!shown) this.rows.set(request.requestId, (shown = fresh));
+    else if (shown.outerHTML !== fresh.outerHTML) {
+      shown.replaceWith(fresh);
+      this.rows.set(request.requestId, (shown = fresh));
+    }
+    const there = this.body.children[index] ?? null;
+    if (there !== shown) this.body.insertBefore(shown, there);
+  }
+
+  private unsubscribe(subscriptionId: string): void {
+    if (!this.rpc.isOpen) return;
+    this.rpc.call("network.unsubscribe", { subscriptionId }).catch((error: unknown) => {
+      if (!isDisconnect(error)) console.warn(`network.unsubscribe: ${errorText(error)}`);
+    });
   }
 }
 
-/** One request as a table row. */
+/** One request as a table row: its whole URL, wrapped where it must. */
 function row(request: NetworkRequest): HTMLTableRowElement {
   const failed = request.state === "failed" || (request.status ?? 0) >= 400;
   const status = request.status !== undefined ? String(request.status) : request.errorText ? "failed" : request.state;

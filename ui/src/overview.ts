@@ -3,16 +3,18 @@
 import { h, setText } from "./dom.js";
 import { activityLine, errorText } from "./format.js";
 import { type AgentLine, Board, type ClientData } from "./overview-board.js";
+import { clientClosed, clientOpened, ListNews, type Lists, tabClosed, tabOpened, tabUpdated } from "./overview-lists.js";
 import { Scope, debounce } from "./scope.js";
 import { StatsPanel } from "./stats.js";
 import { Thumbnails } from "./thumbnails.js";
-import { type AgentActivity, type AgentEvent, type ClientInfo, type Tab, tabAgent } from "./types.js";
+import { type AgentActivity, type AgentEvent, type ClientInfo, type Tab, type TabOpened, type TabUpdated, tabAgent } from "./types.js";
 import type { AppContext, View } from "./view.js";
 
 const TOPICS = ["agents", "tabs", "clients"];
 const EVENT_REFRESH_MS = 100;
-const REFRESH_MS = 5000;
-/** The notifications after which the lists are read again. */
+/** How often the agents' "since" spans are redrawn (from what is known: nothing is read from the hub). */
+const SPANS_MS = 5000;
+/** The notifications after which the lists are read again (what they said shows at once; the read brings the rest). */
 const REFRESH_ON = ["tab.opened", "tab.closed", "client.opened", "client.closed", "agent.connected", "agent.ready", "agent.disconnected"];
 
 /** What events said of agents, kept between refreshes: agents announced, paused or not, what they did last. */
@@ -75,8 +77,8 @@ export class Overview implements View {
   private readonly news = new Map<string, AgentNews>();
   private readonly refreshSoon = debounce(() => void this.load(), EVENT_REFRESH_MS);
   private loads = 0;
-  /** The lists last read, shown again when events change what is known of agents. */
-  private lists: { clients: ClientInfo[]; tabs: Tab[] } | null = null;
+  /** The lists last read with the tab and client events since, shown again when events change what is known. */
+  private readonly known = new ListNews();
 
   constructor(private readonly context: AppContext) {
     const { rpc, screencasts } = context;
@@ -91,12 +93,16 @@ export class Overview implements View {
       this.board.element,
     );
     for (const method of REFRESH_ON) this.scope.add(rpc.on(method, () => this.refreshSoon()));
-    this.scope.add(rpc.on<{ target: string }>("tab.closed", ({ target }) => this.removeTab(target)));
+    this.scope.add(rpc.on<TabOpened>("tab.opened", (event) => this.change(tabOpened(event))));
+    this.scope.add(rpc.on<TabUpdated>("tab.updated", (event) => this.change(tabUpdated(event))));
+    this.scope.add(rpc.on<{ target: string }>("tab.closed", ({ target }) => this.change(tabClosed(target))));
+    this.scope.add(rpc.on<{ clientId: string }>("client.opened", ({ clientId }) => this.change(clientOpened(clientId))));
+    this.scope.add(rpc.on<{ clientId: string }>("client.closed", ({ clientId }) => this.change(clientClosed(clientId))));
     this.scope.add(rpc.on<AgentEvent>("agent.connected", (event) => this.agentNews(event, { state: "connected", paused: false })));
     this.scope.add(rpc.on<AgentEvent>("agent.ready", (event) => this.agentNews(event, { state: "ready" })));
     this.scope.add(rpc.on<AgentEvent>("agent.disconnected", ({ target }) => this.news.delete(target)));
     this.scope.add(rpc.on<AgentActivity>("agent.activity", (activity) => this.onActivity(activity)));
-    this.scope.every(REFRESH_MS, () => void this.load());
+    this.scope.every(SPANS_MS, () => this.render());
     this.scope.add(() => this.refreshSoon.cancel());
   }
 
@@ -127,13 +133,14 @@ export class Overview implements View {
     const { rpc } = this.context;
     if (this.scope.isDisposed || !rpc.isOpen) return;
     const load = ++this.loads;
+    const mark = this.known.mark();
     try {
       const [{ clients }, { tabs }] = await Promise.all([
         rpc.call<{ clients: ClientInfo[] }>("clients.list", {}),
         rpc.call<{ tabs: Tab[] }>("tabs.list", {}),
       ]);
       if (this.scope.isDisposed || load !== this.loads) return;
-      this.lists = { clients, tabs };
+      this.known.read({ clients, tabs }, mark);
       this.render();
       setText(this.status, "");
     } catch (error) {
@@ -142,15 +149,15 @@ export class Overview implements View {
   }
 
   private render(): void {
-    if (!this.lists) return;
-    this.board.render(group(this.lists.clients, this.lists.tabs, this.news));
+    const lists = this.known.lists;
+    if (!lists) return;
+    this.board.render(group(lists.clients, lists.tabs, this.news));
     this.thumbnails.sync(this.board.thumbs());
   }
 
-  /** tab.closed: the card goes at once (its screencast with it), before the refresh that follows. */
-  private removeTab(target: string): void {
-    if (!this.lists) return;
-    this.lists = { ...this.lists, tabs: this.lists.tabs.filter((tab) => tab.target !== target) };
+  /** A tab or client event: shown at once (a closed tab's card goes with its screencast), before any read. */
+  private change(change: (lists: Lists) => Lists): void {
+    this.known.apply(change);
     this.render();
   }
 

@@ -8,10 +8,10 @@ import { LiveView } from "./live-view.js";
 import { NetworkPanel } from "./network-panel.js";
 import { Scope } from "./scope.js";
 import { SnapshotPanel } from "./snapshot-panel.js";
-import { clientOf, type Tab, tabAgent } from "./types.js";
+import { clientOf, type Tab, type TabUpdated, tabAgent } from "./types.js";
+import { UrlBar } from "./url-bar.js";
 import type { AppContext, View } from "./view.js";
 
-const TAB_REFRESH_MS = 5000;
 const TOPICS = ["agents", "tabs"];
 
 /** A panel in a `<details>` element, open, with its heading in the summary. */
@@ -19,13 +19,16 @@ function panel(name: string, content: HTMLElement): HTMLDetailsElement {
   return h("details", { class: "panel", open: true, "data-panel": name.toLowerCase() }, h("summary", {}, h("h2", {}, name)), content);
 }
 
-/** The view of one tab: `canvas#live`, `#live-status`, `ol#console`, `table#network`, `pre#snapshot`, `#agent`, `a#back`. */
+/**
+ * The view of one tab: `form#url-bar` (`input#tab-url`), `canvas#live`, `#live-status`, `ol#console`, `table#network`,
+ * `pre#snapshot`, `#agent`, `a#back`. Its title and URL follow tab.updated.
+ */
 export class TabView implements View {
   readonly element: HTMLElement;
   readonly title: string;
   private readonly scope = new Scope();
   private readonly heading: HTMLElement;
-  private readonly url: HTMLElement;
+  private readonly urlBar: UrlBar;
   private readonly state: HTMLElement;
   private readonly live: LiveView;
   private readonly console: ConsolePanel;
@@ -41,7 +44,7 @@ export class TabView implements View {
     const { rpc, screencasts } = context;
     this.title = `${target} · tabwire`;
     this.heading = h("h1", { id: "tab-title" }, target);
-    this.url = h("p", { id: "tab-url", class: "url" });
+    this.urlBar = new UrlBar(rpc, target);
     this.state = h("p", { id: "tab-state", class: "status", role: "status", "aria-live": "polite" });
     this.live = new LiveView({ rpc, screencasts, target });
     this.console = new ConsolePanel(rpc, target);
@@ -52,7 +55,7 @@ export class TabView implements View {
       "div",
       { class: "tab-view", "data-target": target },
       h("nav", { class: "crumbs", "aria-label": "Breadcrumb" }, h("a", { id: "back", href: "#/" }, "← Overview")),
-      h("header", { class: "tab-head" }, this.heading, this.url, this.state),
+      h("header", { class: "tab-head" }, this.heading, this.urlBar.element, this.urlBar.statusElement, this.state),
       h(
         "div",
         { class: "tab-layout" },
@@ -68,7 +71,11 @@ export class TabView implements View {
       ),
     );
     this.scope.add(rpc.on<{ target: string; reason?: string }>("tab.closed", (event) => this.onTabClosed(event)));
-    this.scope.every(TAB_REFRESH_MS, () => void this.refreshTab());
+    this.scope.add(
+      rpc.on<TabUpdated>("tab.updated", (event) => {
+        if (event.target === this.target && !this.closed) this.showPage(event);
+      }),
+    );
   }
 
   /** The connection (re)opened: subscribe to the tab's events, console and screencast, and load its details. */
@@ -88,11 +95,13 @@ export class TabView implements View {
   disconnected(): void {
     this.live.disconnected();
     this.console.disconnected();
+    this.network.disconnected();
   }
 
   /** Leaves the view: stops the screencast, unsubscribes the console, stops timers. */
   dispose(): void {
     this.scope.dispose();
+    this.urlBar.dispose();
     this.live.dispose();
     this.console.dispose();
     this.network.dispose();
@@ -100,7 +109,7 @@ export class TabView implements View {
     this.agent.dispose();
   }
 
-  /** Reads the tab's title, URL and agent from tabs.list. */
+  /** Reads the tab's title, URL and agent from tabs.list (when the view opens; tab.updated and the agent events follow). */
   private async refreshTab(): Promise<void> {
     const { rpc } = this.context;
     if (this.closed || !rpc.isOpen) return;
@@ -112,10 +121,8 @@ export class TabView implements View {
         setText(this.state, "This tab is not in tabs.list: it may have closed.");
         return;
       }
-      setText(this.heading, tab.title || tab.url || this.target);
-      setText(this.url, tab.url);
+      this.showPage(tab);
       setText(this.state, "");
-      document.title = `${tab.title || tab.url} · tabwire`;
       const agent = tabAgent(tab);
       if (agent && agent.paused === null && this.agent.hasAgent) agent.paused = this.agent.paused;
       this.agent.show(agent);
@@ -125,12 +132,19 @@ export class TabView implements View {
     }
   }
 
+  private showPage(page: { url: string; title: string }): void {
+    setText(this.heading, page.title || page.url || this.target);
+    this.urlBar.show(page.url);
+    document.title = `${page.title || page.url} · tabwire`;
+  }
+
   private onTabClosed(event: { target: string; reason?: string }): void {
     if (event.target !== this.target || this.closed) return;
     this.closed = true;
     setText(this.state, `This tab ${event.reason === "crashed" ? "crashed" : "closed"}.`);
     this.element.dataset.closed = event.reason ?? "closed";
     this.live.tabClosed();
+    this.urlBar.disable();
     this.agent.show(null);
   }
 }

@@ -89,6 +89,19 @@ export interface AgentEvent {
   tabId: string;
 }
 
+/** A tab.opened notification (topic `tabs`). */
+export interface TabOpened {
+  target: string;
+  clientId: string;
+  tabId: string;
+  url: string;
+}
+
+/** A tab.updated notification (topic `tabs`): the tab's new URL or title. */
+export interface TabUpdated extends TabOpened {
+  title: string;
+}
+
 /** A console.message notification (a ConsoleLine with its subscription). */
 export interface ConsoleMessage {
   subscriptionId: string;
@@ -113,6 +126,14 @@ export interface NetworkRequest {
   durationMs?: number;
   encodedBytes?: number;
   errorText?: string;
+}
+
+/** A network.requests notification: requests of the subscribed tab sent or changed since the last one. */
+export interface NetworkRequests {
+  subscriptionId: string;
+  target: string;
+  requests: NetworkRequest[];
+  missed?: number;
 }
 
 /** The parts of a snapshot answer the dashboard shows. */

@@ -2,6 +2,7 @@ import type { Protocol } from "devtools-protocol";
 import { expect } from "chai";
 import type { SnapshotNode } from "../../../src/protocol/types.js";
 import { buildAxTree } from "../../../src/runtime/ax-tree.js";
+import { RefRegistry } from "../../../src/runtime/ref-registry.js";
 
 type AxNode = Protocol.Accessibility.AXNode;
 
@@ -91,7 +92,7 @@ const FORM: Spec = {
 
 describe("runtime/ax-tree buildAxTree", () => {
   it("keeps interesting nodes: ignored nodes and unnamed wrappers give way to their children, layout pieces and repeated text go", () => {
-    const tree = buildAxTree(axNodes(FORM), { interestingOnly: true, firstRef: 1 });
+    const tree = buildAxTree(axNodes(FORM), { interestingOnly: true, refs: new RefRegistry() });
     expect(shape(tree.root)).to.deep.equal({
       role: "RootWebArea",
       name: "Form",
@@ -105,7 +106,7 @@ describe("runtime/ax-tree buildAxTree", () => {
   });
 
   it("writes the same tree as indented lines with refs, two spaces per level", () => {
-    const tree = buildAxTree(axNodes(FORM), { interestingOnly: true, firstRef: 1 });
+    const tree = buildAxTree(axNodes(FORM), { interestingOnly: true, refs: new RefRegistry() });
     expect(tree.text).to.equal(
       [
         '- RootWebArea "Form" [ref=e1]',
@@ -120,18 +121,23 @@ describe("runtime/ax-tree buildAxTree", () => {
     );
   });
 
-  it("numbers refs depth first from firstRef and maps each to its backendDOMNodeId", () => {
-    const tree = buildAxTree(axNodes(FORM), { interestingOnly: true, firstRef: 40 });
-    expect(tree.root.ref).to.equal("e40");
-    expect(tree.root.children?.[0]).to.include({ ref: "e41", role: "button" });
-    expect(tree.refs.get("e41")).to.deep.equal({ backendNodeId: 42 });
+  it("hands out refs depth first, maps each to its backendDOMNodeId, and gives a node the same ref in the next tree", () => {
+    const refs = new RefRegistry();
+    const nodes = axNodes(FORM);
+    const tree = buildAxTree(nodes, { interestingOnly: true, refs });
+    expect(tree.root.ref).to.equal("e1");
+    expect(tree.root.children?.[0]).to.include({ ref: "e2", role: "button" });
+    expect(tree.refs.get("e2")).to.deep.equal({ backendNodeId: 42 });
     expect(tree.refs.size).to.equal(8);
-    expect(tree.nextRef).to.equal(48);
+    const again = buildAxTree(nodes, { interestingOnly: true, refs });
+    expect(again.text).to.equal(tree.text);
+    const fewer = buildAxTree(nodes, { interestingOnly: true, interactiveOnly: true, refs });
+    expect(fewer.text).to.equal('- RootWebArea "Form" [ref=e1]\n  - button "Submit" [ref=e2]\n  - textbox "Email" [ref=e3]: "a@b.c"');
   });
 
   it("keeps every node when interestingOnly is false, and a node without a DOM node maps to null", () => {
     const nodes = axNodes(FORM);
-    const tree = buildAxTree(nodes, { interestingOnly: false, firstRef: 1 });
+    const tree = buildAxTree(nodes, { interestingOnly: false, refs: new RefRegistry() });
     expect(tree.refs.size).to.equal(nodes.length);
     expect(tree.text).to.include("- none [ref=e2]\n    - generic [ref=");
     const inline = tree.text.split("\n").find((line) => line.includes("InlineTextBox"));
@@ -140,10 +146,10 @@ describe("runtime/ax-tree buildAxTree", () => {
   });
 
   it("cuts the returned tree at maxDepth, counting levels after lifting, and hands out no refs below it", () => {
-    const rootOnly = buildAxTree(axNodes(FORM), { interestingOnly: true, maxDepth: 0, firstRef: 1 });
+    const rootOnly = buildAxTree(axNodes(FORM), { interestingOnly: true, maxDepth: 0, refs: new RefRegistry() });
     expect(shape(rootOnly.root)).to.deep.equal({ role: "RootWebArea", name: "Form" });
     expect(rootOnly.text).to.equal('- RootWebArea "Form" [ref=e1]');
-    const twoLevels = buildAxTree(axNodes(FORM), { interestingOnly: true, maxDepth: 1, firstRef: 1 });
+    const twoLevels = buildAxTree(axNodes(FORM), { interestingOnly: true, maxDepth: 1, refs: new RefRegistry() });
     expect(twoLevels.root.children?.map((node) => node.role)).to.deep.equal(["button", "textbox", "generic", "list"]);
     expect(twoLevels.root.children?.every((node) => node.children === undefined)).to.equal(true);
     expect(twoLevels.refs.size).to.equal(5);
@@ -154,7 +160,7 @@ describe("runtime/ax-tree buildAxTree", () => {
       axNodes({ role: "RootWebArea", name: 'say "hi"\nthere', children: [{ role: "slider", name: "Volume", value: 7 }] }),
       {
         interestingOnly: true,
-        firstRef: 1,
+        refs: new RefRegistry(),
       },
     );
     expect(tree.text).to.equal('- RootWebArea "say \\"hi\\"\\nthere" [ref=e1]\n  - slider "Volume" [ref=e2]: 7');
@@ -163,12 +169,13 @@ describe("runtime/ax-tree buildAxTree", () => {
   it("never drops the root, even an ignored one", () => {
     const tree = buildAxTree(axNodes({ role: "none", ignored: true, children: [{ role: "button", name: "Go" }] }), {
       interestingOnly: true,
-      firstRef: 1,
+      refs: new RefRegistry(),
     });
     expect(shape(tree.root)).to.deep.equal({ role: "none", name: "", children: [{ role: "button", name: "Go" }] });
   });
 
   it("a node read in a cross-site frame's process keeps its frame in its ref and line, so equal backend ids never mix", () => {
+    const refs = new RefRegistry();
     const nodes = axNodes({
       role: "RootWebArea",
       name: "Top",
@@ -183,23 +190,24 @@ describe("runtime/ax-tree buildAxTree", () => {
       [...nodes, ...inner.map((node) => ({ ...node, address: { backendNodeId: node.backendDOMNodeId ?? 0, remoteFrame: "FRAME1" } }))],
       {
         interestingOnly: true,
-        firstRef: 1,
+        refs,
       },
     );
     const refOf = (name: string): string => new RegExp(`button "${name}" \\[ref=(e\\d+)\\]`).exec(tree.text)?.[1] ?? "";
     expect(tree.refs.get(refOf("Top"))).to.deep.equal({ backendNodeId: 7 });
     expect(tree.refs.get(refOf("Inner"))).to.deep.equal({ backendNodeId: 7, remoteFrame: "FRAME1" });
     const keys = tree.lines.filter((line) => line.text.includes("button")).map((line) => line.node);
-    expect(keys).to.deep.equal(["/7", "FRAME1/7"]);
+    expect(keys).to.deep.equal([refOf("Top"), refOf("Inner")]);
+    expect(refOf("Top")).to.not.equal(refOf("Inner"));
     const sub = buildAxTree(
       [...nodes, ...inner.map((node) => ({ ...node, address: { backendNodeId: node.backendDOMNodeId ?? 0, remoteFrame: "FRAME1" } }))],
       {
         interestingOnly: true,
-        firstRef: 1,
-        root: { backendNodeId: 7, remoteFrame: "FRAME1" },
+        refs,
+        root: refOf("Inner"),
       },
     );
-    expect(sub.text).to.equal('- button "Inner" [ref=e1]');
+    expect(sub.text).to.equal(`- button "Inner" [ref=${refOf("Inner")}]`);
   });
 
   it("builds 30,000 nodes in one pass, in seconds at most (quadratic work would take minutes)", function () {
@@ -213,7 +221,7 @@ describe("runtime/ax-tree buildAxTree", () => {
       });
     const nodes = axNodes({ role: "RootWebArea", name: "Big", children: [{ role: "list", children: rows }] });
     const started = performance.now();
-    const tree = buildAxTree(nodes, { interestingOnly: true, firstRef: 1 });
+    const tree = buildAxTree(nodes, { interestingOnly: true, refs: new RefRegistry() });
     const elapsedMs = performance.now() - started;
     expect(tree.refs.size).to.equal(20_002);
     expect(elapsedMs).to.be.below(5_000);
@@ -222,13 +230,13 @@ describe("runtime/ax-tree buildAxTree", () => {
   it("keeps at most maxNodes nodes, the first in document order, and says the tree is truncated", () => {
     const rows: Spec[] = Array.from({ length: 10 }, (_, at) => ({ role: "button", name: `Row ${at}` }));
     const nodes = axNodes({ role: "RootWebArea", name: "Rows", children: rows });
-    const cut = buildAxTree(nodes, { interestingOnly: true, firstRef: 1, maxNodes: 4 });
+    const cut = buildAxTree(nodes, { interestingOnly: true, refs: new RefRegistry(), maxNodes: 4 });
     expect(cut.truncated).to.equal(true);
     expect(cut.text).to.equal(
       ['- RootWebArea "Rows" [ref=e1]', '  - button "Row 0" [ref=e2]', '  - button "Row 1" [ref=e3]', '  - button "Row 2" [ref=e4]'].join(
         "\n",
       ),
     );
-    expect(buildAxTree(nodes, { interestingOnly: true, firstRef: 1, maxNodes: 11 }).truncated).to.equal(false);
+    expect(buildAxTree(nodes, { interestingOnly: true, refs: new RefRegistry(), maxNodes: 11 }).truncated).to.equal(false);
   });
 });
