@@ -183,6 +183,43 @@ describe("dashboard in a browser: sign in, overview, live view, console, take ov
     await closeTab(alpha, tab.target);
   });
 
+  it("tab view: Back, Forward and Reload move the tab through its history and reload it; Forward on its last page says why", async () => {
+    const page = await freshPage();
+    await signIn(page, base, TOKEN_A);
+    await page.waitForSelector("#stats");
+    const tab = await openTab(alpha, site.url("index.html"));
+    await alpha.call("navigate", { target: tab.target, url: site.url("other.html") });
+    const href = async (): Promise<unknown> => (await evaluate<{ value: unknown }>(alpha, tab.target, "location.href")).value;
+    const urlIs = (url: string): Promise<unknown> =>
+      page.waitForFunction(`document.querySelector("#tab-url")?.value === ${JSON.stringify(url)}`);
+    // The bar says "Loading…" from the click until the hub answers.
+    const answered = (): Promise<unknown> => page.waitForFunction(`document.querySelector("#url-status")?.textContent === ""`);
+    await page.goto(`${base}/ui#/tab/${encodeURIComponent(tab.target)}`);
+    await urlIs(site.url("other.html"));
+    await page.click("#tab-back");
+    await answered();
+    await urlIs(site.url("index.html"));
+    expect(await href()).to.equal(site.url("index.html"));
+    await page.click("#tab-forward");
+    await answered();
+    await urlIs(site.url("other.html"));
+    expect(await href()).to.equal(site.url("other.html"));
+    await evaluate(alpha, tab.target, "window.__beforeReload = true");
+    await page.click("#tab-reload");
+    await answered();
+    expect((await evaluate<{ value: unknown }>(alpha, tab.target, "typeof window.__beforeReload")).value).to.equal("undefined");
+    expect(await href()).to.equal(site.url("other.html"));
+    // On the last page of its history Forward has nowhere to go, and the bar says so in the hub's words.
+    await page.click("#tab-forward");
+    await page.waitForFunction(`/^tabs\\.forward: .*last of its history/.test(document.querySelector("#url-status")?.textContent ?? "")`);
+    expect(await page.$eval("#url-status", (status) => status.textContent)).to.match(
+      /^tabs\.forward: invalid params for tabs\.forward: the tab has no page to go forward to/,
+    );
+    expect(await href()).to.equal(site.url("other.html"));
+    await page.browserContext().close();
+    await closeTab(alpha, tab.target);
+  });
+
   it("tab view: console lines show their time and follow new lines until the reader scrolls up; a button brings the following back", async () => {
     const page = await freshPage();
     await signIn(page, base, TOKEN_A);

@@ -37,19 +37,16 @@ describe("soak, shortened: the one-hour soak script run for 24 s (and 2,000 call
     expect(Object.keys(report.cycles).sort()).to.deep.equal(["agents", "connections", "orchestrator", "tabs"]);
   });
 
-  it("after the load, the hub is back to its tabs, descriptors, connections and CDP sessions at rest", () => {
-    expect({
-      tabs: report.end.tabs,
-      connections: report.end.connections,
-      cdpSessions: report.end.cdpSessions,
-      inflight: report.end.inflight,
-    }).to.deep.equal({
+  it("after the load, the hub is back to its tabs, descriptors and connections at rest, with a CDP session for no tab that went", () => {
+    expect({ tabs: report.end.tabs, connections: report.end.connections, inflight: report.end.inflight }).to.deep.equal({
       tabs: report.rest.tabs,
       connections: 0,
-      cdpSessions: report.rest.cdpSessions,
       inflight: 0,
     });
     expect(report.end.fds).to.be.at.most(report.rest.fds);
+    // At most one session a tab: the hub holds one to the tab left at rest (it attaches every page as it appears; on a
+    // busy machine the first tab's attach can end after the rest was read), never one of a tab that went.
+    expect(report.end.cdpSessions, "CDP sessions after the load").to.be.at.most(report.rest.tabs);
   });
 
   it("the hub's heap after GC and its RSS do not grow under steady load beyond their margins", () => {

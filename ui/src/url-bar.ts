@@ -1,11 +1,11 @@
-// The tab view's URL bar: the tab's URL (kept current by tab.updated), Enter to load another.
+// The tab view's URL bar: back, forward and reload, the tab's URL (kept current by tab.updated), Enter to load another.
 
 import { h, setText } from "./dom.js";
 import { errorText } from "./format.js";
 import type { Rpc } from "./rpc.js";
 import { Scope } from "./scope.js";
 
-// A navigation's budget on the hub, and the page's own wait for its answer a little longer.
+// A navigation's budget on the hub (a move in history or a reload too), and the page's own wait for its answer a little longer.
 const NAVIGATE_TIMEOUT_MS = 30_000;
 const ANSWER_SLACK_MS = 2_000;
 
@@ -17,11 +17,19 @@ export function addressOf(typed: string): string {
   return `${local ? "http" : "https"}://${text}`;
 }
 
-/** The bar: `form#url-bar` with `input#tab-url`. */
+/** The browser's buttons before the address: each a method of the hub that answers as navigate does. */
+const MOVES = [
+  { id: "tab-back", method: "tabs.back", label: "Back", text: "←" },
+  { id: "tab-forward", method: "tabs.forward", label: "Forward", text: "→" },
+  { id: "tab-reload", method: "tabs.reload", label: "Reload", text: "↻" },
+] as const;
+
+/** The bar: `form#url-bar` with the buttons `#tab-back`, `#tab-forward`, `#tab-reload` and `input#tab-url`. */
 export class UrlBar {
   readonly element: HTMLFormElement;
   private readonly input: HTMLInputElement;
   private readonly status: HTMLElement;
+  private readonly buttons: HTMLButtonElement[];
   private readonly scope = new Scope();
   private url = "";
 
@@ -38,10 +46,15 @@ export class UrlBar {
       "aria-label": "Address: type a URL and press Enter to load it in the tab",
     });
     this.status = h("p", { id: "url-status", class: "status", role: "status", "aria-live": "polite" });
-    this.element = h("form", { id: "url-bar", class: "url-bar", "aria-label": "Address" }, this.input);
+    this.buttons = MOVES.map(({ id, method, label, text }) => {
+      const button = h("button", { id, type: "button", class: "url-move", title: label, "aria-label": label }, text);
+      this.scope.listen(button, "click", () => void this.go(method, {}));
+      return button;
+    });
+    this.element = h("form", { id: "url-bar", class: "url-bar", "aria-label": "Address" }, ...this.buttons, this.input);
     this.scope.listen(this.element, "submit", (event) => {
       event.preventDefault();
-      void this.navigate(addressOf(this.input.value));
+      void this.go("navigate", { url: addressOf(this.input.value) });
     });
     // Leaving the field without Enter gives back the tab's URL.
     this.scope.listen(this.input, "blur", () => this.show(this.url));
@@ -66,6 +79,7 @@ export class UrlBar {
   /** The tab went: nothing to navigate any more. */
   disable(): void {
     this.input.disabled = true;
+    for (const button of this.buttons) button.disabled = true;
   }
 
   /** Stops listening. */
@@ -73,14 +87,17 @@ export class UrlBar {
     this.scope.dispose();
   }
 
-  /** Calls navigate and says how it went; tab.updated brings the new URL. */
-  private async navigate(url: string): Promise<void> {
+  /**
+   * Calls navigate, tabs.back, tabs.forward or tabs.reload and says how it went (the tab on the first page of its
+   * history, say, in the hub's words); the answer and tab.updated bring the new URL.
+   */
+  private async go(method: "navigate" | (typeof MOVES)[number]["method"], params: { url?: string }): Promise<void> {
     if (!this.rpc.isOpen) return;
     setText(this.status, "Loading…");
     try {
       const result = await this.rpc.call<{ url?: string }>(
-        "navigate",
-        { target: this.target, url, timeoutMs: NAVIGATE_TIMEOUT_MS },
+        method,
+        { target: this.target, ...params, timeoutMs: NAVIGATE_TIMEOUT_MS },
         { timeoutMs: NAVIGATE_TIMEOUT_MS + ANSWER_SLACK_MS },
       );
       if (this.scope.isDisposed) return;
@@ -88,7 +105,7 @@ export class UrlBar {
       this.input.blur();
       if (typeof result.url === "string") this.show(result.url);
     } catch (error) {
-      if (!this.scope.isDisposed) setText(this.status, `navigate: ${errorText(error)}`);
+      if (!this.scope.isDisposed) setText(this.status, `${method}: ${errorText(error)}`);
     }
   }
 }
