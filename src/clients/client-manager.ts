@@ -61,6 +61,8 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   /** Restored tabs of persistent clients: the target they had -> Chrome's id now, and back. */
   #aliases = new Map<string, string>();
   #aliasOf = new Map<string, string>();
+  /** Browser contexts a persistent client is being put back into, with their pages held back until it is done. */
+  #restoring = new Map<string, Set<string>>();
   #updates = new TabUpdates({ intervalMs: TAB_UPDATE_INTERVAL_MS, send: (tabId) => this.#updated(tabId) });
 
   constructor(browser: Browser, agents: AgentRegistry, options: ClientManagerOptions) {
@@ -129,6 +131,24 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     this.#aliasOf.set(tabId, oldTabId);
   }
 
+  /**
+   * Holds back the pages of a context a persistent client is put back into: unlisted and unannounced until the
+   * answered function is called, when the restored tabs (aliased by then) are announced and the hub's own passing
+   * pages (closed by then) never were. No listing shows a restored tab under Chrome's new id, or half the tabs.
+   */
+  holdWhileRestoring(browserContextId: string): () => void {
+    const held = new Set<string>();
+    this.#restoring.set(browserContextId, held);
+    return () => {
+      if (this.#restoring.get(browserContextId) !== held) return;
+      this.#restoring.delete(browserContextId);
+      for (const tabId of held) {
+        const page = this.#browser.page(tabId);
+        if (page) this.emit("tabOpened", this.#entry(this.ownerOf(tabId), page));
+      }
+    };
+  }
+
   /** Whether the caller's token reaches this base client. */
   canSee(caller: Caller, clientId: string): boolean {
     return caller.scope === null || caller.scope.has(clientId);
@@ -140,6 +160,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     const entries: TabEntry[] = [];
     for (const page of this.#browser.pages()) {
       const owner = this.ownerOf(page.tabId);
+      if (this.#heldBack(page)) continue;
       if ((clientId === undefined || owner === clientId) && this.canSee(caller, owner)) entries.push(this.#entry(owner, page));
     }
     return entries;
@@ -187,7 +208,13 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     const clientId = this.ownerOf(page.tabId);
     this.contexts.review(clientId);
     this.#updates.opened(page.tabId, page);
-    this.emit("tabOpened", this.#entry(clientId, page));
+    const held = page.browserContextId === undefined ? undefined : this.#restoring.get(page.browserContextId);
+    if (held) held.add(page.tabId);
+    else this.emit("tabOpened", this.#entry(clientId, page));
+  }
+
+  #heldBack(page: PageInfo): boolean {
+    return page.browserContextId !== undefined && this.#restoring.get(page.browserContextId)?.has(page.tabId) === true;
   }
 
   #updated(tabId: string): void {
@@ -200,7 +227,9 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     const page = this.#browser.page(tabId) ?? { tabId, url: "", title: "" };
     const owner = this.ownerOf(tabId);
     this.#updates.forget(tabId);
-    this.emit("tabClosed", this.#entry(owner, page), reason);
+    // A page held back while its client was restored was never announced, so its end is not either.
+    const wasHeld = [...this.#restoring.values()].some((held) => held.delete(tabId));
+    if (!wasHeld) this.emit("tabClosed", this.#entry(owner, page), reason);
     this.#owners.delete(tabId);
     this.#agentClaims.delete(tabId);
     const old = this.#aliasOf.get(tabId);

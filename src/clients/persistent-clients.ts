@@ -189,18 +189,25 @@ export class PersistentClients {
     if (!isSavedClient(saved) || saved.clientId !== clientId) throw new Error("the saved state is not one this hub wrote");
     kept.bytes = Buffer.byteLength(JSON.stringify(saved));
     const { contextId, release } = clients.contexts.keep(clientId);
+    let show = (): void => {};
+    const restored: Parameters<RestoredNotice>[1][] = [];
     try {
-      await importState(this.#options, { clientId, state: saved.state }, budget);
       const browserContextId = await budget.race(contextId);
+      // Until the client is back whole, its tabs are not listed: none under Chrome's new id, no half of them.
+      if (browserContextId !== undefined) show = clients.holdWhileRestoring(browserContextId);
+      await importState(this.#options, { clientId, state: saved.state }, budget);
       for (const tab of saved.tabs) {
         const where = browserContextId === undefined ? {} : { browserContextId };
         const { targetId } = await browser.connection().send("Target.createTarget", { url: tab.url, ...where }, { budget });
         clients.alias(clientId, tab.tabId, targetId);
-        const target = `${clientId}:${tab.tabId}`;
-        this.#options.notify(clientId, { target, clientId, tabId: targetId, url: tab.url });
+        restored.push({ target: `${clientId}:${tab.tabId}`, clientId, tabId: targetId, url: tab.url });
       }
+      // Listed and announced (tab.opened) under the targets they had, then told as restored.
+      show();
+      for (const params of restored) this.#options.notify(clientId, params);
       log.info("restored a persistent client", { clientId, tabs: saved.tabs.length });
     } finally {
+      show();
       release();
     }
   }

@@ -52,6 +52,8 @@ describe("persistent clients (clients.configure) on the embedded Chrome", functi
   afterEach(async () => {
     await Promise.all(open.splice(0).map((each) => each.close().catch(() => undefined)));
     await Promise.all(hubs.splice(0).map((hub) => hub.stop()));
+    // What one test saved is not the next one's start, even when it failed before making its client not persistent.
+    await rm(path.join(dataDir, "persistent"), { recursive: true, force: true });
   });
   after(async () => {
     await fixtures?.close();
