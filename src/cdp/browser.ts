@@ -137,9 +137,13 @@ export class Browser extends EventEmitter<BrowserEvents> {
     }
   }
 
-  /** Records what Chrome just said of a page (a fresher url and title than the last targetInfoChanged). */
+  /**
+   * Records what Chrome just said of a page it knows (a fresher url and title than the last targetInfoChanged). An
+   * answer about a page that was destroyed meanwhile (Chrome answered Target.getTargetInfo as it closed the page) is
+   * dropped: taken as news, it would list a page Chrome no longer has, for the life of the hub.
+   */
   notePage(info: Protocol.Target.TargetInfo): void {
-    this.#onTargetInfo(info);
+    if (this.#pages.has(info.targetId)) this.#onTargetInfo(info);
   }
 
   /** Records a page's new title, which Chrome does not announce (the page's own world tells the hub: runtime/page-titles.ts). */
