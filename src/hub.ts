@@ -36,6 +36,7 @@ import { UiSessions } from "./transport/ui-sessions.js";
 import { UiFront } from "./http/ui-front.js";
 import { Screencasts } from "./events/screencast.js";
 import { TabEmulation } from "./runtime/tab-emulation.js";
+import { navigateTab } from "./runtime/navigate-tab.js";
 import { NetworkLog } from "./events/network-log.js";
 import { NetworkStream } from "./events/network-stream.js";
 import { ClientRoutes } from "./clients/client-routes.js";
@@ -226,6 +227,7 @@ function buildServices(config: Config): HubServices {
   const persistent = new PersistentClients({
     ...{ clients, browser, pool, dataDir, maxBytes: config.maxPersistedBytes, intervalMs: config.persistIntervalMs },
     notify: (clientId, params) => eventTopics.publish("tabs", clientId, { method: "tab.restored", params }),
+    loadPage: async (tabId, url, budget) => navigateTab(await pool.acquire(tabId, budget), { url, waitUntil: "domcontentloaded" }, budget),
   });
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },

@@ -24,6 +24,8 @@ export interface PersistentClientsOptions {
   maxBytes: number;
   intervalMs: number;
   notify: RestoredNotice;
+  /** Loads a tab's page as navigate does (the hub's runtime, which this layer does not reach). */
+  loadPage(tabId: string, url: string, budget: Budget): Promise<void>;
 }
 
 // A save after a tab opened or closed waits this long, so a burst of changes is one write.
@@ -31,6 +33,8 @@ const SAVE_DEBOUNCE_MS = 1_000;
 // One save (cookies, each origin's localStorage) and one restore get at most this long.
 const SAVE_TIMEOUT_MS = 10_000;
 const RESTORE_TIMEOUT_MS = 30_000;
+// Each restored tab's page gets this long to load before the next one is opened.
+const RESTORE_LOAD_TIMEOUT_MS = 10_000;
 
 interface Kept {
   file: AtomicFile;
@@ -181,6 +185,21 @@ export class PersistentClients {
     }
   }
 
+  /**
+   * Loads a restored tab's page before the tab is announced, as tabs.open does: a call on it then runs on its page,
+   * not on the blank one before it. A page that does not load in time is left loading (or on Chrome's error page).
+   */
+  async #load(tabId: string, url: string): Promise<void> {
+    const budget = new Budget(RESTORE_LOAD_TIMEOUT_MS);
+    try {
+      await this.#options.loadPage(tabId, url, budget);
+    } catch (error) {
+      log.warn("a restored tab did not load; it is back at its URL all the same", { tabId, error: (error as Error).message });
+    } finally {
+      budget.dispose();
+    }
+  }
+
   async #restore(clientId: string, kept: Kept, budget: Budget): Promise<void> {
     const { clients, browser } = this.#options;
     // Its context and tabs are still there (an external Chrome's, adopted): nothing to put back.
@@ -198,8 +217,9 @@ export class PersistentClients {
       await importState(this.#options, { clientId, state: saved.state }, budget);
       for (const tab of saved.tabs) {
         const where = browserContextId === undefined ? {} : { browserContextId };
-        const { targetId } = await browser.connection().send("Target.createTarget", { url: tab.url, ...where }, { budget });
+        const { targetId } = await browser.connection().send("Target.createTarget", { url: "about:blank", ...where }, { budget });
         clients.alias(clientId, tab.tabId, targetId);
+        await this.#load(targetId, tab.url);
         restored.push({ target: `${clientId}:${tab.tabId}`, clientId, tabId: targetId, url: tab.url });
       }
       // Listed and announced (tab.opened) under the targets they had, then told as restored.
