@@ -1,5 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
+import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { hubListening } from "./hub-listening.js";
 import { inspectorUrlIn } from "./live-heap.js";
@@ -34,6 +36,8 @@ export interface HubProcessOptions {
 /** Starts a hub child on a loopback port 0 with no tokens (loopback peers only). */
 export async function startHubProcess(options: HubProcessOptions = {}): Promise<HubProcess> {
   const { env = {}, inspect = false, nodeArgs = [] } = options;
+  // A DATA_DIR of its own: two hubs must not share one (the clients' record, persistent clients, downloads).
+  const dataDir = env.DATA_DIR === undefined ? await mkdtemp(path.join(os.tmpdir(), "tabwire-bench-data-")) : null;
   const child = spawn(process.execPath, [...nodeArgs, ...(inspect ? ["--inspect=127.0.0.1:0"] : []), "dist/src/cli.js", "serve"], {
     cwd: ROOT,
     // Empty values win over a developer's .env: dotenv never overrides a variable that is set.
@@ -47,6 +51,7 @@ export async function startHubProcess(options: HubProcessOptions = {}): Promise<
       CDP_URL: "",
       LOG_LEVEL: "warn",
       LOG_DIR: `${os.tmpdir()}/tabwire-bench-logs`,
+      ...(dataDir ? { DATA_DIR: dataDir } : {}),
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -61,11 +66,13 @@ export async function startHubProcess(options: HubProcessOptions = {}): Promise<
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return;
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), HUB_STOP_TIMEOUT_MS);
-    await exited;
-    clearTimeout(timer);
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), HUB_STOP_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
   };
   try {
     const url = await hubListening(child, HUB_START_TIMEOUT_MS);

@@ -76,6 +76,10 @@ export interface Config {
   maxDownloadBytes: number;
   /** How long a finished download is kept (DOWNLOAD_TTL_MS). */
   downloadTtlMs: number;
+  /** Bytes one persistent client's saved state may take (MAX_PERSISTED_BYTES). */
+  maxPersistedBytes: number;
+  /** How often a persistent client with tabs is saved, for the cookies and storage its pages set (PERSIST_INTERVAL_MS). */
+  persistIntervalMs: number;
   /** How long an agent socket may stay unregistered (milliseconds). */
   agentRegisterTimeoutMs: number;
   /** The default cap on a result's value (bytes); a call may ask for up to RESULT_BYTES_HARD_CAP with maxSize. */
@@ -234,13 +238,17 @@ function quotaSettings(env: Env): Pick<Config, "maxSubscriptions" | "maxTabsPerC
   };
 }
 
-/** Where the hub keeps files, and how many: uploads per tab, downloads per client and how long. */
-function fileSettings(env: Env): Pick<Config, "maxUploadBytes" | "dataDir" | "maxDownloadBytes" | "downloadTtlMs"> {
+/** Where the hub keeps files, and how many: uploads per tab, downloads per client and how long, persistent clients' state. */
+function fileSettings(
+  env: Env,
+): Pick<Config, "maxUploadBytes" | "dataDir" | "maxDownloadBytes" | "downloadTtlMs" | "maxPersistedBytes" | "persistIntervalMs"> {
   return {
     maxUploadBytes: integer(env, "MAX_UPLOAD_BYTES", { fallback: 256 * 1024 * 1024, min: 1 }),
     dataDir: text(env, "DATA_DIR", path.join(os.tmpdir(), "tabwire-data")),
     maxDownloadBytes: integer(env, "MAX_DOWNLOAD_BYTES", { fallback: 256 * 1024 * 1024, min: 1 }),
     downloadTtlMs: integer(env, "DOWNLOAD_TTL_MS", { fallback: 3_600_000, min: 1_000 }),
+    maxPersistedBytes: integer(env, "MAX_PERSISTED_BYTES", { fallback: 10 * 1024 * 1024, min: 1024 }),
+    persistIntervalMs: integer(env, "PERSIST_INTERVAL_MS", { fallback: 5_000, min: 100 }),
   };
 }
 

@@ -36,9 +36,14 @@ import { UiSessions } from "./transport/ui-sessions.js";
 import { UiFront } from "./http/ui-front.js";
 import { Screencasts } from "./events/screencast.js";
 import { TabEmulation } from "./runtime/tab-emulation.js";
+import { navigateTab } from "./runtime/navigate-tab.js";
 import { NetworkLog } from "./events/network-log.js";
 import { NetworkStream } from "./events/network-stream.js";
 import { ClientRoutes } from "./clients/client-routes.js";
+import { ClientStore } from "./clients/client-store.js";
+import { adoptClients } from "./clients/adopt-contexts.js";
+import { PersistentClients } from "./clients/persistent-clients.js";
+import { globMatcher } from "./runtime/url-matcher.js";
 import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
 import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
@@ -60,7 +65,10 @@ export interface Hub {
    * flight finish within DRAIN_TIMEOUT_MS or until `cutShort` aborts, then cancels the rest; call stop() after it.
    */
   drain(cutShort?: AbortSignal): Promise<DrainOutcome>;
-  /** Graceful shutdown: sockets closed with 1001, in-flight calls cancelled, sessions detached, Chrome stopped. */
+  /**
+   * Graceful shutdown: sockets closed with 1001, in-flight calls cancelled, sessions detached, the embedded Chrome
+   * stopped (an external one keeps the clients' contexts and tabs for the next hub).
+   */
   stop(): Promise<void>;
 }
 
@@ -122,6 +130,8 @@ export async function startHub(config: Config): Promise<Hub> {
   log.info("tabwire is listening", { url: `ws://${config.host}:${port}/rpc` });
   cluster?.announce(`ws://${config.host}:${port}`);
   const stop = async (): Promise<void> => {
+    // Before anything goes: the persistent clients' state as it is now.
+    await services.persistent.saveAll();
     await cluster?.leave();
     heartbeat.stop();
     server.close();
@@ -187,7 +197,10 @@ function buildServices(config: Config): HubServices {
   const browser = new Browser(config);
   const pool = new SessionPool(browser, { maxSessions: config.maxSessions, dialogPolicy: config.dialogPolicy });
   const agents = new AgentRegistry();
-  const clients = new ClientManager(browser, agents, { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs });
+  // With CDP_URL the clients' contexts outlive the hub: written down in DATA_DIR for the next hub to adopt.
+  const store = config.cdpUrl === null ? null : new ClientStore(config.dataDir);
+  const clientOptions = { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs };
+  const clients = new ClientManager(browser, agents, { ...clientOptions, ...(store ? { record: store } : {}) });
   limitPopups(browser, clients, config.maxTabsPerClient);
   watchPageTitles(pool, browser);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
@@ -199,12 +212,26 @@ function buildServices(config: Config): HubServices {
   const networkStream = new NetworkStream(network, browser);
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
+  if (store)
+    adoptClients({
+      store,
+      browser,
+      clients,
+      routes,
+      emulation,
+      matcherOf: (url) => globMatcher(url, { method: "network.route", path: "/url" }),
+    });
   const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
   const notify: DownloadNotice = (clientId, notice) => eventTopics.publish("downloads", clientId, notice);
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
+  const persistent = new PersistentClients({
+    ...{ clients, browser, pool, dataDir, maxBytes: config.maxPersistedBytes, intervalMs: config.persistIntervalMs },
+    notify: (clientId, params) => eventTopics.publish("tabs", clientId, { method: "tab.restored", params }),
+    loadPage: async (tabId, url, budget) => navigateTab(await pool.acquire(tabId, budget), { url, waitUntil: "domcontentloaded" }, budget),
+  });
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
-    ...{ uploads, emulation, network, networkStream, routes, downloads, screencasts: new Screencasts(browser) },
+    ...{ uploads, emulation, network, networkStream, routes, downloads, persistent, screencasts: new Screencasts(browser) },
   };
 }
 

@@ -13,6 +13,7 @@ import type { NetworkLog } from "./events/network-log.js";
 import type { NetworkStream } from "./events/network-stream.js";
 import type { ClientRoutes } from "./clients/client-routes.js";
 import type { ClientDownloads } from "./clients/client-downloads.js";
+import type { PersistentClients } from "./clients/persistent-clients.js";
 import type { Config } from "./config.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
@@ -44,6 +45,8 @@ export interface HubServices {
   routes: ClientRoutes;
   /** Each client's downloads, in its folder under DATA_DIR. */
   downloads: ClientDownloads;
+  /** Persistent clients (clients.configure): their state saved in DATA_DIR and restored after a restart. */
+  persistent: PersistentClients;
   /** Live views of tabs (screencast.start): one Chrome screencast per watched tab. */
   screencasts: Screencasts;
   /** Cluster (Redis): the whole cluster for the listings; absent when REDIS_URL is unset. */

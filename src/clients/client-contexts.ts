@@ -20,6 +20,16 @@ export interface ClientContextsOptions {
   idleMs: number;
   /** Whether a client has a tab or an agent now (then its context is kept). */
   isBusy(clientId: string): boolean;
+  /** Where the contexts are written down, so that the next hub on the same Chrome (CDP_URL) adopts them; none: they die with the connection. */
+  record?: ContextRecord;
+}
+
+/** What a hub that leaves its contexts in Chrome keeps of them: each client's context id, written before it is used. */
+export interface ContextRecord {
+  /** Resolves once the context is written down (a tab opened in it then outlives a killed hub). */
+  made(clientId: string, browserContextId: string): Promise<void>;
+  /** The context was disposed. */
+  disposed(clientId: string): void;
 }
 
 /** One client's browser context: its own cookies, storage, cache, permissions and service workers. */
@@ -105,6 +115,32 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
     return browserContextId === undefined ? undefined : this.#byContextId.get(browserContextId);
   }
 
+  /**
+   * Takes a context a hub before this one made in the same Chrome (CDP_URL) as the client's, unless it has one: its
+   * pages are the client's from the first moment Chrome lists them. `confirm` says it is still there (then `opened`).
+   */
+  adopt(clientId: string, browserContextId: string): void {
+    if (clientId === this.#options.defaultClientId || this.#byClient.has(clientId) || this.#byContextId.has(browserContextId)) return;
+    const making = Promise.resolve(browserContextId);
+    this.#byClient.set(clientId, { clientId, id: browserContextId, making, holds: 0, idleTimer: null });
+    this.#byContextId.set(browserContextId, clientId);
+  }
+
+  /** Keeps the adopted contexts Chrome still has (each `opened`, and disposed once idle) and forgets the others. */
+  confirm(existing: ReadonlySet<string>, adopted: ReadonlyMap<string, string>): void {
+    for (const [clientId, browserContextId] of adopted) {
+      const context = this.#byClient.get(clientId);
+      if (context?.id !== browserContextId) continue;
+      if (existing.has(browserContextId)) {
+        this.emit("opened", clientId);
+        this.review(clientId);
+      } else {
+        this.#forget(context);
+        this.#options.record?.disposed(clientId);
+      }
+    }
+  }
+
   /** How many clients have a context now. */
   get size(): number {
     return this.#byClient.size;
@@ -121,10 +157,16 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
   }
 
   #make(clientId: string): ClientContext {
+    const record = this.#options.record;
     const making = this.#browser
       .connection()
-      .send("Target.createBrowserContext", { disposeOnDetach: true }, { timeoutMs: CDP_COMMAND_TIMEOUT_MS })
-      .then(({ browserContextId }) => {
+      // A recorded context outlives the connection, for the next hub to adopt; else Chrome disposes it when the hub goes.
+      .send("Target.createBrowserContext", { disposeOnDetach: !record }, { timeoutMs: CDP_COMMAND_TIMEOUT_MS })
+      .then(async ({ browserContextId }) => {
+        await record?.made(clientId, browserContextId).catch((error: Error) => {
+          this.#disposeUnused(clientId, browserContextId);
+          throw new HubError("INTERNAL_ERROR", `the hub cannot write down the client's browser context (${error.message}); retry`);
+        });
         if (this.#byClient.get(clientId) !== context)
           throw new HubError("BROWSER_UNAVAILABLE", "Chrome was lost while the client's browser context was made; retry shortly");
         context.id = browserContextId;
@@ -151,14 +193,17 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
     context.idleTimer = null;
     if (context.holds > 0 || this.#options.isBusy(context.clientId) || context.id === null) return;
     this.#forget(context);
+    this.#options.record?.disposed(context.clientId);
     this.emit("closed", context.clientId, "idle");
+    this.#disposeUnused(context.clientId, context.id);
+  }
+
+  #disposeUnused(clientId: string, browserContextId: string): void {
     if (!this.#browser.isUp) return;
     this.#browser
       .connection()
-      .send("Target.disposeBrowserContext", { browserContextId: context.id }, { timeoutMs: DISPOSE_TIMEOUT_MS })
-      .catch((error: Error) =>
-        log.warn("cannot dispose an idle client's browser context", { clientId: context.clientId, error: error.message }),
-      );
+      .send("Target.disposeBrowserContext", { browserContextId }, { timeoutMs: DISPOSE_TIMEOUT_MS })
+      .catch((error: Error) => log.warn("cannot dispose an unused browser context", { clientId, error: error.message }));
   }
 
   #forget(context: ClientContext): void {

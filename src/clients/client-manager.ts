@@ -3,7 +3,7 @@ import { HubError } from "../errors.js";
 import type { Browser, PageInfo } from "../cdp/browser.js";
 import type { Client, Notifications, Tab } from "../protocol/types.js";
 import type { AgentRecord, AgentRegistry } from "../agents/agent-registry.js";
-import { ClientContexts } from "./client-contexts.js";
+import { ClientContexts, type ContextRecord } from "./client-contexts.js";
 import { TabActivity } from "./tab-activity.js";
 import { TAB_UPDATE_INTERVAL_MS, TabUpdates } from "./tab-updates.js";
 import { formatTarget, parseTarget } from "../target-id.js";
@@ -36,6 +36,8 @@ export interface ClientManagerEvents {
 export interface ClientManagerOptions {
   defaultClientId: string;
   clientIdleMs: number;
+  /** Where the contexts are written down to outlive the hub (CDP_URL); none: they go with the connection. */
+  record?: ContextRecord;
 }
 
 /**
@@ -56,6 +58,11 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   #owners = new Map<string, string>();
   /** Default-context tabs an agent claimed: tabId -> the agent's composite id. */
   #agentClaims = new Map<string, string>();
+  /** Restored tabs of persistent clients: the target they had -> Chrome's id now, and back. */
+  #aliases = new Map<string, string>();
+  #aliasOf = new Map<string, string>();
+  /** Browser contexts a persistent client is being put back into, with their pages held back until it is done. */
+  #restoring = new Map<string, Set<string>>();
   #updates = new TabUpdates({ intervalMs: TAB_UPDATE_INTERVAL_MS, send: (tabId) => this.#updated(tabId) });
 
   constructor(browser: Browser, agents: AgentRegistry, options: ClientManagerOptions) {
@@ -68,6 +75,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
       defaultClientId: options.defaultClientId,
       idleMs: options.clientIdleMs,
       isBusy: (clientId) => this.#isBusy(clientId),
+      ...(options.record ? { record: options.record } : {}),
     });
     agents.on("connected", (agent) => this.#onAgentConnected(agent));
     agents.on("disconnected", (agent) => this.#onAgentDisconnected(agent));
@@ -80,6 +88,8 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
       this.activity.clear();
       this.#owners.clear();
       this.#agentClaims.clear();
+      this.#aliases.clear();
+      this.#aliasOf.clear();
     });
   }
 
@@ -114,6 +124,31 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     return `tab ${tabId} is not a tab of client ${baseId}; an agent registers only from its own client's tabs`;
   }
 
+  /** Lets a tab reopened for a persistent client answer to the target it had (`clientId:oldTabId`). */
+  alias(clientId: string, oldTabId: string, tabId: string): void {
+    if (oldTabId === tabId) return;
+    this.#aliases.set(formatTarget(clientId, oldTabId), tabId);
+    this.#aliasOf.set(tabId, oldTabId);
+  }
+
+  /**
+   * Holds back the pages of a context a persistent client is put back into: unlisted and unannounced until the
+   * answered function is called, when the restored tabs (aliased by then) are announced and the hub's own passing
+   * pages (closed by then) never were. No listing shows a restored tab under Chrome's new id, or half the tabs.
+   */
+  holdWhileRestoring(browserContextId: string): () => void {
+    const held = new Set<string>();
+    this.#restoring.set(browserContextId, held);
+    return () => {
+      if (this.#restoring.get(browserContextId) !== held) return;
+      this.#restoring.delete(browserContextId);
+      for (const tabId of held) {
+        const page = this.#browser.page(tabId);
+        if (page) this.emit("tabOpened", this.#entry(this.ownerOf(tabId), page));
+      }
+    };
+  }
+
   /** Whether the caller's token reaches this base client. */
   canSee(caller: Caller, clientId: string): boolean {
     return caller.scope === null || caller.scope.has(clientId);
@@ -125,6 +160,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     const entries: TabEntry[] = [];
     for (const page of this.#browser.pages()) {
       const owner = this.ownerOf(page.tabId);
+      if (this.#heldBack(page)) continue;
       if ((clientId === undefined || owner === clientId) && this.canSee(caller, owner)) entries.push(this.#entry(owner, page));
     }
     return entries;
@@ -151,8 +187,9 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
 
   /** The tab a target names, if it exists, belongs to that client and the caller may see it; else TARGET_NOT_FOUND. */
   resolve(target: string, caller: Caller): TabEntry {
-    const { clientId, tabId } = parseTarget(target);
+    const { clientId, tabId: named } = parseTarget(target);
     this.#browser.connection();
+    const tabId = this.#aliases.get(formatTarget(clientId, named)) ?? named;
     const page = this.#browser.page(tabId);
     if (!page || this.ownerOf(tabId) !== clientId || !this.canSee(caller, clientId)) {
       throw new HubError("TARGET_NOT_FOUND", `no tab ${target}; list tabs with tabs.list`);
@@ -171,7 +208,13 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     const clientId = this.ownerOf(page.tabId);
     this.contexts.review(clientId);
     this.#updates.opened(page.tabId, page);
-    this.emit("tabOpened", this.#entry(clientId, page));
+    const held = page.browserContextId === undefined ? undefined : this.#restoring.get(page.browserContextId);
+    if (held) held.add(page.tabId);
+    else this.emit("tabOpened", this.#entry(clientId, page));
+  }
+
+  #heldBack(page: PageInfo): boolean {
+    return page.browserContextId !== undefined && this.#restoring.get(page.browserContextId)?.has(page.tabId) === true;
   }
 
   #updated(tabId: string): void {
@@ -184,9 +227,16 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     const page = this.#browser.page(tabId) ?? { tabId, url: "", title: "" };
     const owner = this.ownerOf(tabId);
     this.#updates.forget(tabId);
-    this.emit("tabClosed", this.#entry(owner, page), reason);
+    // A page held back while its client was restored was never announced, so its end is not either.
+    const wasHeld = [...this.#restoring.values()].some((held) => held.delete(tabId));
+    if (!wasHeld) this.emit("tabClosed", this.#entry(owner, page), reason);
     this.#owners.delete(tabId);
     this.#agentClaims.delete(tabId);
+    const old = this.#aliasOf.get(tabId);
+    if (old !== undefined) {
+      this.#aliasOf.delete(tabId);
+      this.#aliases.delete(formatTarget(owner, old));
+    }
     this.activity.forget(tabId);
     this.contexts.review(owner);
   }
@@ -223,7 +273,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   }
 
   #entry(clientId: string, page: PageInfo): TabEntry {
-    const target = formatTarget(clientId, page.tabId);
+    const target = formatTarget(clientId, this.#aliasOf.get(page.tabId) ?? page.tabId);
     const { tabId, url, title } = page;
     const agent = this.#agents.get(target);
     const entry: TabEntry = { target, clientId, tabId, url, title, agent: agent?.state ?? null, activatedAt: this.activity.of(tabId) };

@@ -19,6 +19,8 @@ export interface Route {
   clientId: string;
   /** One tab's requests only; null for every tab of the client, now and later. */
   tabId: string | null;
+  /** The URL pattern the caller gave (what is written down to take the route back after a restart). */
+  url: string;
   matches: (url: string) => boolean;
   action: RouteAction;
   /** How many more requests it takes; null for all. */
@@ -26,6 +28,13 @@ export interface Route {
 }
 
 const FETCH_TIMEOUT_MS = 5_000;
+
+/** Where routes are written down to outlive the hub (see ClientStore). */
+export interface RouteRecord {
+  addRoute(route: Omit<Route, "matches">): Promise<void>;
+  removeRoute(routeId: string): void;
+  countRoute(routeId: string, remaining: number | null): void;
+}
 
 /**
  * The routes of network.route, through Chrome's Fetch domain: a tab with a route of its own or of its client
@@ -37,18 +46,31 @@ export class ClientRoutes {
   #clients: ClientManager;
   /** The tabs intercepting now, by the session that does it, with what stops listening. */
   #armed = new Map<string, { tab: TabSession; stop: () => void }>();
+  #record: RouteRecord | null = null;
 
   constructor(pool: SessionPool, browser: Browser, clients: ClientManager) {
     this.#clients = clients;
     pool.onAttach((tab) => this.#review(tab));
-    browser.onPageGone((tabId) => this.#forgetTab(tabId));
+    browser.on("pageCrashed", (tabId) => this.#forgetTab(tabId, true));
+    // A tab lost with the connection may come back with it (CDP_URL): its written-down routes wait for it.
+    browser.on("pageDestroyed", (tabId, reason) => this.#forgetTab(tabId, reason === "closed" || this.#record === null));
     browser.on("disconnected", () => this.#armed.clear());
+  }
+
+  /** Takes back the routes a hub before this one wrote down, and writes every route down in `record` from now on. */
+  recordIn(record: RouteRecord, kept: readonly Route[]): void {
+    this.#record = record;
+    for (const route of kept) this.#routes.set(route.id, route);
   }
 
   /** Adds a route and makes the tabs it covers (`tabs`: their sessions now) intercept; answers its id. */
   async add(route: Omit<Route, "id">, tabs: readonly TabSession[], budget: Budget): Promise<string> {
     const id = newId();
     this.#routes.set(id, { ...route, id });
+    if (this.#record) {
+      const { matches: _matches, ...written } = { ...route, id };
+      await budget.race(this.#record.addRoute(written));
+    }
     await Promise.all(tabs.map((tab) => this.#review(tab, budget)));
     return id;
   }
@@ -62,6 +84,7 @@ export class ClientRoutes {
   /** Removes a route; tabs left with none stop intercepting. */
   remove(routeId: string): void {
     this.#routes.delete(routeId);
+    this.#record?.removeRoute(routeId);
     for (const { tab } of [...this.#armed.values()]) void this.#review(tab);
   }
 
@@ -91,7 +114,10 @@ export class ClientRoutes {
     const route = this.#routesOf(tab.tabId)
       .reverse()
       .find((each) => each.matches(event.request.url));
-    if (route && route.remaining !== null && --route.remaining <= 0) this.remove(route.id);
+    if (route && route.remaining !== null) {
+      if (--route.remaining <= 0) this.remove(route.id);
+      else this.#record?.countRoute(route.id, route.remaining);
+    }
     this.#answer(tab, event, route?.action).catch((error: Error) =>
       log.debug("a routed request could not be answered (its page went?)", { tabId: tab.tabId, error: error.message }),
     );
@@ -113,9 +139,19 @@ export class ClientRoutes {
     return tab.send("Fetch.continueRequest", { requestId, headers }, options);
   }
 
-  #forgetTab(tabId: string): void {
+  /** Forgets the routes of tabs that are not among `tabIds` (a restarted hub's, once Chrome has listed its pages). */
+  keepTabs(tabIds: ReadonlySet<string>): void {
+    for (const route of [...this.#routes.values()]) if (route.tabId !== null && !tabIds.has(route.tabId)) this.remove(route.id);
+  }
+
+  #forgetTab(tabId: string, gone: boolean): void {
     this.#armed.get(tabId)?.stop();
     this.#armed.delete(tabId);
-    for (const route of [...this.#routes.values()]) if (route.tabId === tabId) this.#routes.delete(route.id);
+    if (!gone) return;
+    for (const route of [...this.#routes.values()]) {
+      if (route.tabId !== tabId) continue;
+      this.#routes.delete(route.id);
+      this.#record?.removeRoute(route.id);
+    }
   }
 }

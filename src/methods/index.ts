@@ -8,6 +8,7 @@ import { agentRun } from "./agent-run.js";
 import { callOn } from "./call-on.js";
 import { cancel } from "./cancel.js";
 import { click } from "./click.js";
+import { clientsConfigure } from "./clients-configure.js";
 import { clientsList } from "./clients-list.js";
 import { consoleList } from "./console-list.js";
 import { consoleSubscribe } from "./console-subscribe.js";
@@ -63,6 +64,7 @@ import { waitFor } from "./wait-for.js";
 /** Every method the hub serves, by name: the one list (a method is its handler file and its OpenRPC entry). */
 export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   ping,
+  "clients.configure": clientsConfigure,
   "clients.list": clientsList,
   "hub.stats": hubStats,
   "tabs.list": tabsList,

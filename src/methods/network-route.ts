@@ -16,12 +16,16 @@ export const networkRoute = defineMethod("network.route", { runs: "here" }, asyn
   const remaining = params.times ?? null;
   if (params.target !== undefined) {
     const { entry, tab } = await acquireTab(call, params.target);
-    const routeId = await routes.add({ clientId: entry.clientId, tabId: entry.tabId, matches, action, remaining }, [tab], call.budget);
+    const routeId = await routes.add(
+      { clientId: entry.clientId, tabId: entry.tabId, url: params.url, matches, action, remaining },
+      [tab],
+      call.budget,
+    );
     return { routeId };
   }
   const clientId = callerClient(call, params.clientId, "route requests");
   const tabs = await Promise.all(clients.tabs(call.connection, clientId).map((tab) => pool.acquire(tab.tabId, call.budget)));
-  return { routeId: await routes.add({ clientId, tabId: null, matches, action, remaining }, tabs, call.budget) };
+  return { routeId: await routes.add({ clientId, tabId: null, url: params.url, matches, action, remaining }, tabs, call.budget) };
 });
 
 function actionOf(params: ValidatedParams<"network.route">): RouteAction {

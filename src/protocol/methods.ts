@@ -6,6 +6,7 @@ import type { MethodResults } from "./results.js";
 /** The params of each method that have a default, filled in before its handler runs. */
 interface MethodDefaults {
   ping: never;
+  "clients.configure": never;
   "clients.list": never;
   "hub.stats": never;
   "tabs.list": never;
@@ -89,6 +90,7 @@ export type Result<M extends MethodName> = Methods[M]["result"];
 /** The methods, in the document's order. */
 export const METHOD_NAMES = [
   "ping",
+  "clients.configure",
   "clients.list",
   "hub.stats",
   "tabs.list",

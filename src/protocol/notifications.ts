@@ -41,6 +41,16 @@ export interface Notifications {
     /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
     seq?: number;
   };
+  /** A persistent client's tab was opened again after a restart, under the target it had. */
+  "tab.restored": {
+    target: Target;
+    clientId: ClientId;
+    /** Chrome's id of the tab now (the target keeps the one it had). */
+    tabId: string;
+    url: string;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
+  };
   /** A tab opened for a client the connection may see. */
   "tab.opened": {
     target: Target;
@@ -219,6 +229,7 @@ export const NOTIFICATION_NAMES = [
   "console.dropped",
   "dialog.opened",
   "network.requests",
+  "tab.restored",
   "tab.opened",
   "tab.updated",
   "tab.closed",

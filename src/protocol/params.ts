@@ -8,6 +8,15 @@ import type { Target, ClientId, TimeoutMs } from "./schemas.js";
 export interface MethodParams extends ActionMethodParams, EnvironmentMethodParams {
   /** `ping`: Checks that the hub is alive and answers with its clock. */
   ping: Record<string, never>;
+  /** `clients.configure`: Makes a client persistent (its cookies, storage and open tabs kept across restarts) or not. */
+  "clients.configure": {
+    /** Which client (default: a scoped token's first client, else DEFAULT_CLIENT_ID). */
+    clientId?: ClientId;
+    /** Whether the client's state is kept across restarts. */
+    persistent: boolean;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
   /** `clients.list`: Lists the clients the caller's token may see, each with its agent and its tabs. */
   "clients.list": Record<string, never>;
   /** `hub.stats`: The hub's figures for a dashboard: calls per second and errors for each client the caller may see, and the whole hub's for a full token. */

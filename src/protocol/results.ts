@@ -9,6 +9,12 @@ export interface MethodResults {
     /** The hub's clock, ms since epoch. */
     time: number;
   };
+  "clients.configure": {
+    clientId: ClientId;
+    persistent: boolean;
+    /** The size of the saved state now (persistent clients only). */
+    persistedBytes?: number;
+  };
   "clients.list": {
     clients: Client[];
   };

@@ -24,9 +24,15 @@ export interface NetworkConditions {
   uploadBps: number;
 }
 
-interface TabSettings {
+/** What the hub keeps of one tab: its emulation and its network conditions. */
+export interface TabSettings {
   emulation: Emulation;
   network: NetworkConditions | null;
+}
+
+/** Where each tab's settings are written down to outlive the hub (see ClientStore); null: the tab went. */
+export interface TabSettingsRecord {
+  tabSettings(tabId: string, settings: object | null): Promise<void>;
 }
 
 type Options = { budget?: Budget; timeoutMs?: number };
@@ -39,11 +45,25 @@ const REAPPLY_TIMEOUT_MS = 5_000;
  */
 export class TabEmulation {
   #byTab = new Map<string, TabSettings>();
+  #record: TabSettingsRecord | null = null;
 
   constructor(pool: SessionPool, browser: Browser) {
     pool.onAttach((tab) => this.#reapply(tab));
-    browser.onPageGone((tabId) => this.#byTab.delete(tabId));
-    browser.on("disconnected", () => this.#byTab.clear());
+    browser.on("pageCrashed", (tabId) => this.#forget(tabId));
+    // A tab lost with the connection may come back with it (CDP_URL): its written-down settings wait for it.
+    browser.on("pageDestroyed", (tabId, reason) => (reason === "closed" || this.#record === null) && this.#forget(tabId));
+    browser.on("disconnected", () => this.#record === null && this.#byTab.clear());
+  }
+
+  /** Takes back the settings a hub before this one wrote down, and writes every change down in `record` from now on. */
+  recordIn(record: TabSettingsRecord, kept: ReadonlyMap<string, unknown>): void {
+    this.#record = record;
+    for (const [tabId, settings] of kept) if (isTabSettings(settings)) this.#byTab.set(tabId, settings);
+  }
+
+  /** Forgets the settings of tabs that are not among `tabIds` (a restarted hub's, once Chrome has listed its pages). */
+  keepTabs(tabIds: ReadonlySet<string>): void {
+    for (const tabId of [...this.#byTab.keys()]) if (!tabIds.has(tabId)) this.#forget(tabId);
   }
 
   /** Sets what `change` names on the tab, keeping what earlier calls set. */
@@ -51,6 +71,7 @@ export class TabEmulation {
     await applyEmulation(tab, change, { budget });
     const settings = this.#settingsOf(tab.tabId);
     settings.emulation = { ...settings.emulation, ...change };
+    await this.#write(tab.tabId, budget);
   }
 
   /** Undoes every emulation of the tab (its network conditions stay). */
@@ -67,12 +88,23 @@ export class TabEmulation {
       tab.send("Emulation.setUserAgentOverride", { userAgent: "" }, options),
     ]);
     this.#settingsOf(tab.tabId).emulation = {};
+    await this.#write(tab.tabId, budget);
   }
 
   /** Sets the tab's network conditions; all-zero and online is no throttling at all. */
   async setNetwork(tab: TabSession, conditions: NetworkConditions, budget: Budget): Promise<void> {
     await applyNetwork(tab, conditions, { budget });
     this.#settingsOf(tab.tabId).network = conditions;
+    await this.#write(tab.tabId, budget);
+  }
+
+  async #write(tabId: string, budget: Budget): Promise<void> {
+    const settings = this.#byTab.get(tabId);
+    if (this.#record && settings) await budget.race(this.#record.tabSettings(tabId, settings));
+  }
+
+  #forget(tabId: string): void {
+    if (this.#byTab.delete(tabId)) this.#record?.tabSettings(tabId, null).catch(() => undefined);
   }
 
   #settingsOf(tabId: string): TabSettings {
@@ -88,6 +120,13 @@ export class TabEmulation {
     const options = { timeoutMs: REAPPLY_TIMEOUT_MS };
     await Promise.all([applyEmulation(tab, settings.emulation, options), settings.network && applyNetwork(tab, settings.network, options)]);
   }
+}
+
+// Written by a hub before this one: only its shape is checked, Chrome refuses a value it does not take at the reapply.
+function isTabSettings(value: unknown): value is TabSettings {
+  if (typeof value !== "object" || value === null) return false;
+  const { emulation, network } = value as Record<string, unknown>;
+  return typeof emulation === "object" && emulation !== null && (network === null || typeof network === "object");
 }
 
 async function applyEmulation(tab: TabSession, emulation: Emulation, options: Options): Promise<void> {

@@ -57,7 +57,8 @@ export async function startChildHub(env: Record<string, string>, options: ChildH
   };
   const child = spawn(process.execPath, [...(inspect ? ["--inspect=127.0.0.1:0"] : []), CLI, "serve"], {
     cwd: home,
-    env: { ...base, PORT: "0", LOG_DIR: logDir, LOG_LEVEL: "warn", ...env },
+    // A DATA_DIR of its own: two hubs must not share one (the clients' record, persistent clients, downloads).
+    env: { ...base, PORT: "0", LOG_DIR: logDir, DATA_DIR: path.join(home, "data"), LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

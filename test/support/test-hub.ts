@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { TabwireClient, type TabwireClientOptions } from "../../src/client/index.js";
@@ -13,18 +14,31 @@ export function requireChromium(): void {
   throw new Error("Chromium is missing: install it with `sudo apt-get install -y chromium` (or run `npm run setup`)");
 }
 
-/** Starts a real hub on a loopback port 0 with an embedded headless Chromium; `env` overrides settings. */
+/**
+ * Starts a real hub on a loopback port 0 with an embedded headless Chromium; `env` overrides settings. Unless `env`
+ * names one, the hub has a DATA_DIR of its own (two hubs must not share one), removed when it stops.
+ */
 export async function startTestHub(env: Record<string, string> = {}): Promise<Hub> {
   requireChromium();
+  const ownDataDir = env.DATA_DIR === undefined ? await mkdtemp(path.join(os.tmpdir(), "tabwire-test-data-")) : null;
   const config = parseConfig({
     PORT: "0",
     LOG_LEVEL: "error",
     LOG_DIR: path.join(os.tmpdir(), "tabwire-test-logs"),
+    ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}),
     ...(process.env.CHROME_PATH ? { CHROME_PATH: process.env.CHROME_PATH } : {}),
     ...env,
   });
   configureLogging(config);
-  return startHub(config);
+  const removeDataDir = async (): Promise<void> => {
+    if (ownDataDir) await rm(ownDataDir, { recursive: true, force: true });
+  };
+  const hub = await startHub(config).catch(async (error: unknown) => {
+    await removeDataDir();
+    throw error;
+  });
+  const stop = hub.stop;
+  return Object.assign(hub, { stop: () => stop().finally(removeDataDir) });
 }
 
 let shared: Promise<Hub> | null = null;

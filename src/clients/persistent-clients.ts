@@ -1,0 +1,234 @@
+import { readdirSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { Budget } from "../budget.js";
+import type { Browser } from "../cdp/browser.js";
+import type { SessionPool } from "../cdp/session-pool.js";
+import { HubError } from "../errors.js";
+import { log } from "../log.js";
+import { parseTarget } from "../target-id.js";
+import { AtomicFile } from "./atomic-file.js";
+import type { ClientManager } from "./client-manager.js";
+import { exportState, importState, type StorageState } from "./client-storage.js";
+import { isSavedClient, type SavedClient, type SavedTab } from "./saved-client.js";
+
+/** What a restored tab's subscribers are told: `tab.restored`. */
+export type RestoredNotice = (clientId: string, params: { target: string; clientId: string; tabId: string; url: string }) => void;
+
+/** What keeping clients across restarts takes: the parts a client's state is read and written with, where, how much. */
+export interface PersistentClientsOptions {
+  clients: ClientManager;
+  browser: Browser;
+  pool: SessionPool;
+  dataDir: string;
+  maxBytes: number;
+  intervalMs: number;
+  notify: RestoredNotice;
+  /** Loads a tab's page as navigate does (the hub's runtime, which this layer does not reach). */
+  loadPage(tabId: string, url: string, budget: Budget): Promise<void>;
+}
+
+// A save after a tab opened or closed waits this long, so a burst of changes is one write.
+const SAVE_DEBOUNCE_MS = 1_000;
+// One save (cookies, each origin's localStorage) and one restore get at most this long.
+const SAVE_TIMEOUT_MS = 10_000;
+const RESTORE_TIMEOUT_MS = 30_000;
+// Each restored tab's page gets this long to load before the next one is opened.
+const RESTORE_LOAD_TIMEOUT_MS = 10_000;
+
+interface Kept {
+  file: AtomicFile;
+  bytes: number;
+  timer: NodeJS.Timeout | null;
+}
+
+/**
+ * Persistent clients (clients.configure {persistent: true}): each one's cookies, localStorage and open tabs saved in
+ * DATA_DIR/persistent/<clientId>.json (0600, atomic) on change, on a timer and at shutdown, and put back into a new
+ * context when Chrome is connected (the hub started, or the embedded Chrome came back): its tabs reopen at their URLs
+ * and answer to the targets they had.
+ */
+export class PersistentClients {
+  #options: PersistentClientsOptions;
+  #kept = new Map<string, Kept>();
+  /** Clients being put back now: not saved meanwhile, so a half-restored client never overwrites its saved state. */
+  #restoring = new Set<string>();
+  #ticker: NodeJS.Timeout;
+
+  constructor(options: PersistentClientsOptions) {
+    this.#options = options;
+    for (const clientId of this.#savedIds()) this.#kept.set(clientId, { file: this.#fileOf(clientId), bytes: 0, timer: null });
+    const { clients, browser } = options;
+    clients.on("tabOpened", (entry) => this.#saveSoon(entry.clientId));
+    clients.on("tabClosed", (entry, reason) => reason === "closed" && this.#saveSoon(entry.clientId));
+    clients.contexts.on("closed", (clientId, reason) => reason === "idle" && void this.#forget(clientId));
+    browser.on("connected", () => void this.#restoreAll());
+    this.#ticker = setInterval(() => this.#tick(), options.intervalMs);
+    this.#ticker.unref();
+  }
+
+  /** Whether a client is persistent. */
+  isPersistent(clientId: string): boolean {
+    return this.#kept.has(clientId);
+  }
+
+  /** Makes a client persistent (saved now; OVERLOADED past MAX_PERSISTED_BYTES) or not (its saved state removed). */
+  async configure(clientId: string, persistent: boolean, budget: Budget): Promise<number | undefined> {
+    if (!persistent) {
+      await this.#forget(clientId);
+      return undefined;
+    }
+    const kept = this.#kept.get(clientId) ?? { file: this.#fileOf(clientId), bytes: 0, timer: null };
+    const text = await this.#snapshot(clientId, budget);
+    this.#checkSize(text);
+    await budget.race(kept.file.write(text));
+    kept.bytes = Buffer.byteLength(text);
+    this.#kept.set(clientId, kept);
+    return kept.bytes;
+  }
+
+  /** Saves every persistent client now (the hub is stopping). */
+  async saveAll(): Promise<void> {
+    clearInterval(this.#ticker);
+    await Promise.all([...this.#kept.keys()].map((clientId) => this.#save(clientId)));
+  }
+
+  #savedIds(): string[] {
+    try {
+      return readdirSync(this.#folder())
+        .filter((name) => name.endsWith(".json"))
+        .map((name) => name.slice(0, -".json".length));
+    } catch {
+      return [];
+    }
+  }
+
+  #folder(): string {
+    return path.join(this.#options.dataDir, "persistent");
+  }
+
+  // A client id has no "/" (its schema's pattern), so it is one name inside the folder.
+  #fileOf(clientId: string): AtomicFile {
+    return new AtomicFile(path.join(this.#folder(), `${clientId}.json`));
+  }
+
+  #checkSize(text: string): void {
+    const bytes = Buffer.byteLength(text);
+    const maxBytes = this.#options.maxBytes;
+    if (bytes > maxBytes) {
+      const message = `the client's state takes ${bytes} bytes, more than MAX_PERSISTED_BYTES (${maxBytes}); close tabs or clear storage first`;
+      throw new HubError("OVERLOADED", message, { persistedBytes: bytes, maxBytes });
+    }
+  }
+
+  async #snapshot(clientId: string, budget: Budget): Promise<string> {
+    const state: StorageState = await exportState(this.#options, clientId, budget);
+    const tabs: SavedTab[] = this.#options.clients
+      .tabs({ scope: null }, clientId)
+      .map((tab) => ({ tabId: parseTarget(tab.target).tabId, url: tab.url, title: tab.title }));
+    const saved: SavedClient = { version: 1, clientId, savedAt: Date.now(), state, tabs };
+    return JSON.stringify(saved);
+  }
+
+  #saveSoon(clientId: string): void {
+    const kept = this.#kept.get(clientId);
+    if (!kept || kept.timer) return;
+    kept.timer = setTimeout(() => {
+      kept.timer = null;
+      void this.#save(clientId);
+    }, SAVE_DEBOUNCE_MS);
+    kept.timer.unref();
+  }
+
+  #tick(): void {
+    for (const clientId of this.#kept.keys()) if (this.#options.clients.tabCount(clientId) > 0) void this.#save(clientId);
+  }
+
+  /** Saves a client's state; a failure (Chrome away, a state too large) keeps the last one saved. */
+  async #save(clientId: string): Promise<void> {
+    const kept = this.#kept.get(clientId);
+    if (!kept || this.#restoring.has(clientId) || !this.#options.browser.isUp) return;
+    if (this.#options.clients.contexts.existing(clientId) === null) return;
+    const budget = new Budget(SAVE_TIMEOUT_MS);
+    try {
+      const text = await this.#snapshot(clientId, budget);
+      this.#checkSize(text);
+      if (this.#kept.get(clientId) !== kept) return;
+      await kept.file.write(text);
+      kept.bytes = Buffer.byteLength(text);
+    } catch (error) {
+      log.warn("cannot save a persistent client; the last saved state stays", { clientId, error: (error as Error).message });
+    } finally {
+      budget.dispose();
+    }
+  }
+
+  async #forget(clientId: string): Promise<void> {
+    const kept = this.#kept.get(clientId);
+    this.#kept.delete(clientId);
+    if (kept?.timer) clearTimeout(kept.timer);
+    await (kept ?? { file: this.#fileOf(clientId) }).file.remove();
+  }
+
+  async #restoreAll(): Promise<void> {
+    for (const [clientId, kept] of [...this.#kept]) {
+      const budget = new Budget(RESTORE_TIMEOUT_MS);
+      this.#restoring.add(clientId);
+      try {
+        await this.#restore(clientId, kept, budget);
+      } catch (error) {
+        log.warn("cannot restore a persistent client", { clientId, error: (error as Error).message });
+      } finally {
+        this.#restoring.delete(clientId);
+        budget.dispose();
+      }
+    }
+  }
+
+  /**
+   * Loads a restored tab's page before the tab is announced, as tabs.open does: a call on it then runs on its page,
+   * not on the blank one before it. A page that does not load in time is left loading (or on Chrome's error page).
+   */
+  async #load(tabId: string, url: string): Promise<void> {
+    const budget = new Budget(RESTORE_LOAD_TIMEOUT_MS);
+    try {
+      await this.#options.loadPage(tabId, url, budget);
+    } catch (error) {
+      log.warn("a restored tab did not load; it is back at its URL all the same", { tabId, error: (error as Error).message });
+    } finally {
+      budget.dispose();
+    }
+  }
+
+  async #restore(clientId: string, kept: Kept, budget: Budget): Promise<void> {
+    const { clients, browser } = this.#options;
+    // Its context and tabs are still there (an external Chrome's, adopted): nothing to put back.
+    if (clients.tabCount(clientId) > 0) return;
+    const saved: unknown = JSON.parse(await readFile(kept.file.path, "utf8"));
+    if (!isSavedClient(saved) || saved.clientId !== clientId) throw new Error("the saved state is not one this hub wrote");
+    kept.bytes = Buffer.byteLength(JSON.stringify(saved));
+    const { contextId, release } = clients.contexts.keep(clientId);
+    let show = (): void => {};
+    const restored: Parameters<RestoredNotice>[1][] = [];
+    try {
+      const browserContextId = await budget.race(contextId);
+      // Until the client is back whole, its tabs are not listed: none under Chrome's new id, no half of them.
+      if (browserContextId !== undefined) show = clients.holdWhileRestoring(browserContextId);
+      await importState(this.#options, { clientId, state: saved.state }, budget);
+      for (const tab of saved.tabs) {
+        const where = browserContextId === undefined ? {} : { browserContextId };
+        const { targetId } = await browser.connection().send("Target.createTarget", { url: "about:blank", ...where }, { budget });
+        clients.alias(clientId, tab.tabId, targetId);
+        await this.#load(targetId, tab.url);
+        restored.push({ target: `${clientId}:${tab.tabId}`, clientId, tabId: targetId, url: tab.url });
+      }
+      // Listed and announced (tab.opened) under the targets they had, then told as restored.
+      show();
+      for (const params of restored) this.#options.notify(clientId, params);
+      log.info("restored a persistent client", { clientId, tabs: saved.tabs.length });
+    } finally {
+      show();
+      release();
+    }
+  }
+}
