@@ -1,6 +1,8 @@
 import { chmod, mkdir, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 
+let writes = 0;
+
 /**
  * A file only its owner may read (0600, in a 0700 folder), replaced whole on each write (a temporary file renamed
  * over it), so a hub killed mid-write leaves the old text or the new, never half of one. Writes coalesce: while one
@@ -51,10 +53,17 @@ export class AtomicFile {
   async #replace(text: string): Promise<void> {
     const folder = path.dirname(this.path);
     await mkdir(folder, { recursive: true, mode: 0o700 });
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    await writeFile(temporary, text, { mode: 0o600 });
-    // The mode of writeFile is masked by the umask and ignored for a file left behind by a killed hub.
-    await chmod(temporary, 0o600);
-    await rename(temporary, this.path);
+    // A name of its own for each write: two writers of one path (two AtomicFile objects, two calls that made the
+    // client persistent at once) never rename each other's temporary file away.
+    const temporary = `${this.path}.${process.pid}.${++writes}.tmp`;
+    try {
+      await writeFile(temporary, text, { mode: 0o600 });
+      // The mode of writeFile is masked by the umask and ignored for a file left behind by a killed hub.
+      await chmod(temporary, 0o600);
+      await rename(temporary, this.path);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
   }
 }
