@@ -18,7 +18,9 @@ export type ProtocolFailure =
   /** The target id names no target (any more). */
   | "no-target"
   /** Page.navigateToHistoryEntry named an entry the tab's history no longer has (a navigation dropped it). */
-  | "no-history-entry";
+  | "no-history-entry"
+  /** Page.navigate was given a URL Chrome cannot parse (`http://`, `http://[/`, a port past 65535...). */
+  | "invalid-url";
 
 const FAILURES: readonly [RegExp, ProtocolFailure][] = [
   [/Inspected target navigated or closed|Execution context was destroyed|Cannot find context with specified id/, "context-gone"],
@@ -29,6 +31,7 @@ const FAILURES: readonly [RegExp, ProtocolFailure][] = [
   [/: Unable to capture screenshot$/, "uncapturable"],
   [/No target with given id/, "no-target"],
   [/No entry with passed id/, "no-history-entry"],
+  [/Cannot navigate to invalid URL/, "invalid-url"],
 ];
 
 /** The failure Chrome's message names, or null for any other error (a timeout, a closed session, a bug). */

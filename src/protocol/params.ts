@@ -30,7 +30,7 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
   "tabs.open": {
     /** The base client the tab belongs to (default: the token's first scoped client when the token is scoped, else DEFAULT_CLIENT_ID). */
     clientId?: ClientId;
-    /** The page to load (http, https, about, data; other schemes only when ALLOW_URL_SCHEMES names them; javascript: never while EVALUATE_ENABLED=false). A refused scheme is FORBIDDEN. */
+    /** The page to load (http, https, about, data; other schemes only when ALLOW_URL_SCHEMES names them; javascript: never while EVALUATE_ENABLED=false). A refused scheme is FORBIDDEN; a URL Chrome cannot parse (`http://`, a port past 65535) is INVALID_PARAMS at `/url` (with `waitUntil: "none"` tabs.open answers before Chrome has parsed it: such a URL opens a tab without an error). */
     url?: string;
     /** Open the tab without bringing it to the front. */
     background?: boolean;
@@ -57,7 +57,7 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
   navigate: {
     /** Composite `clientId:tabId`, as tabs.list gives it */
     target: Target;
-    /** The page to load (http, https, about, data; other schemes only when ALLOW_URL_SCHEMES names them; javascript: never while EVALUATE_ENABLED=false). A refused scheme is FORBIDDEN. */
+    /** The page to load (http, https, about, data; other schemes only when ALLOW_URL_SCHEMES names them; javascript: never while EVALUATE_ENABLED=false). A refused scheme is FORBIDDEN; a URL Chrome cannot parse (`http://`, a port past 65535) is INVALID_PARAMS at `/url`. */
     url: string;
     /** When the load counts as done: `load` waits for the document's load event, `domcontentloaded` for its DOMContentLoaded event, `none` answers as soon as the navigation has started. */
     waitUntil?: "load" | "domcontentloaded" | "none";

@@ -3,6 +3,7 @@ import type { Budget } from "../budget.js";
 import { HubError } from "../errors.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { shortUrl } from "../cdp/pending-load.js";
+import { protocolFailureOf } from "../cdp/protocol-errors.js";
 import { LoaderWatch } from "./loader-watch.js";
 
 /** When a navigation counts as done. */
@@ -22,6 +23,10 @@ export async function navigateTab(tab: TabSession, to: { url: string; waitUntil:
   try {
     await loadUrl(tab, to, budget);
   } catch (error) {
+    if (protocolFailureOf(error) === "invalid-url") {
+      const message = `"${to.url.slice(0, 200)}" is not a URL Chrome can load; give a whole URL, e.g. https://example.com/path`;
+      throw new HubError("INVALID_PARAMS", message, { errors: [{ path: "/url", message: "is not a valid URL" }] });
+    }
     throw error === budget.reason && budget.isTimedOut ? loadTimedOut(tab, to, budget) : error;
   }
 }

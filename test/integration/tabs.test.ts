@@ -207,6 +207,32 @@ describe("tabs, clients and navigate (real hub, real Chromium)", function () {
     }
   });
 
+  it("a URL Chrome cannot parse is INVALID_PARAMS at /url for navigate and tabs.open, and tabs.open leaves no tab", async () => {
+    // The fuzz run found these answered INTERNAL_ERROR: Chrome refuses Page.navigate with an error of its own.
+    const listed = async (): Promise<string[]> =>
+      ((await client.call("tabs.list", {})) as { tabs: { target: string }[] }).tabs.map((tab) => tab.target);
+    const before = await listed();
+    const opened = await openTab(client);
+    try {
+      for (const url of ["http://", "https:", "http://[/", "http://a:99999/", "http://%zz/"]) {
+        for (const error of [
+          await failure(client.call("navigate", { target: opened.target, url })),
+          await failure(client.call("navigate", { target: opened.target, url, waitUntil: "none" })),
+          await failure(client.call("tabs.open", { url })),
+        ]) {
+          expect([error.code, error.message, error.data], url).to.deep.equal([
+            -32602,
+            `"${url}" is not a URL Chrome can load; give a whole URL, e.g. https://example.com/path`,
+            { errors: [{ path: "/url", message: "is not a valid URL" }] },
+          ]);
+        }
+      }
+      expect(await listed()).to.deep.equal([...before, opened.target]);
+    } finally {
+      await closeTab(client, opened.target);
+    }
+  });
+
   it("a data: URL opens", async () => {
     const opened = await openTab(client, "data:text/html,<title>inline</title>");
     try {
