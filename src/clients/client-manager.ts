@@ -228,7 +228,8 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     const owner = this.ownerOf(tabId);
     this.#updates.forget(tabId);
     // A page held back while its client was restored was never announced, so its end is not either.
-    const wasHeld = [...this.#restoring.values()].some((held) => held.delete(tabId));
+    let wasHeld = false;
+    for (const held of this.#restoring.values()) wasHeld = held.delete(tabId) || wasHeld;
     if (!wasHeld) this.emit("tabClosed", this.#entry(owner, page), reason);
     this.#owners.delete(tabId);
     this.#agentClaims.delete(tabId);

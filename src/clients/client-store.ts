@@ -4,6 +4,7 @@ import { log } from "../log.js";
 import { AtomicFile } from "./atomic-file.js";
 import type { ContextRecord } from "./client-contexts.js";
 import type { RouteAction } from "./client-routes.js";
+import { isRecord } from "./saved-client.js";
 
 /** A route as it is written down: its URL pattern instead of the matcher made from it. */
 export interface StoredRoute {
@@ -135,10 +136,6 @@ export class ClientStore implements ContextRecord {
       }
     }
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function isStoredRoute(value: unknown): value is StoredRoute {

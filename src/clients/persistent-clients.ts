@@ -38,7 +38,6 @@ const RESTORE_LOAD_TIMEOUT_MS = 10_000;
 
 interface Kept {
   file: AtomicFile;
-  bytes: number;
   timer: NodeJS.Timeout | null;
 }
 
@@ -57,7 +56,7 @@ export class PersistentClients {
 
   constructor(options: PersistentClientsOptions) {
     this.#options = options;
-    for (const clientId of this.#savedIds()) this.#kept.set(clientId, { file: this.#fileOf(clientId), bytes: 0, timer: null });
+    for (const clientId of this.#savedIds()) this.#kept.set(clientId, { file: this.#fileOf(clientId), timer: null });
     const { clients, browser } = options;
     clients.on("tabOpened", (entry) => this.#saveSoon(entry.clientId));
     clients.on("tabClosed", (entry, reason) => reason === "closed" && this.#saveSoon(entry.clientId));
@@ -78,13 +77,12 @@ export class PersistentClients {
       await this.#forget(clientId);
       return undefined;
     }
-    const kept = this.#kept.get(clientId) ?? { file: this.#fileOf(clientId), bytes: 0, timer: null };
+    const kept = this.#kept.get(clientId) ?? { file: this.#fileOf(clientId), timer: null };
     const text = await this.#snapshot(clientId, budget);
     this.#checkSize(text);
     await budget.race(kept.file.write(text));
-    kept.bytes = Buffer.byteLength(text);
     this.#kept.set(clientId, kept);
-    return kept.bytes;
+    return Buffer.byteLength(text);
   }
 
   /** Saves every persistent client now (the hub is stopping). */
@@ -155,7 +153,6 @@ export class PersistentClients {
       this.#checkSize(text);
       if (this.#kept.get(clientId) !== kept) return;
       await kept.file.write(text);
-      kept.bytes = Buffer.byteLength(text);
     } catch (error) {
       log.warn("cannot save a persistent client; the last saved state stays", { clientId, error: (error as Error).message });
     } finally {
@@ -206,7 +203,6 @@ export class PersistentClients {
     if (clients.tabCount(clientId) > 0) return;
     const saved: unknown = JSON.parse(await readFile(kept.file.path, "utf8"));
     if (!isSavedClient(saved) || saved.clientId !== clientId) throw new Error("the saved state is not one this hub wrote");
-    kept.bytes = Buffer.byteLength(JSON.stringify(saved));
     const { contextId, release } = clients.contexts.keep(clientId);
     let show = (): void => {};
     const restored: Parameters<RestoredNotice>[1][] = [];

@@ -28,6 +28,7 @@ export function isSavedClient(value: unknown): value is SavedClient {
   );
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+/** Whether a value read from a file is a plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
