@@ -43,6 +43,7 @@ import { ClientRoutes } from "./clients/client-routes.js";
 import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
 import { PersistentClients } from "./clients/persistent-clients.js";
+import { FileStates, NoStates } from "./clients/state-store.js";
 import { globMatcher } from "./runtime/url-matcher.js";
 import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
@@ -225,7 +226,9 @@ function buildServices(config: Config): HubServices {
   const notify: DownloadNotice = (clientId, notice) => eventTopics.publish("downloads", clientId, notice);
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
   const persistent = new PersistentClients({
-    ...{ clients, browser, pool, dataDir, maxBytes: config.maxPersistedBytes, intervalMs: config.persistIntervalMs },
+    ...{ clients, browser, pool, maxBytes: config.maxPersistedBytes, intervalMs: config.persistIntervalMs },
+    // In a cluster the states live in Redis: the cluster gives its store when it joins.
+    store: config.redisUrl === null ? new FileStates(dataDir) : new NoStates(),
     notify: (clientId, params) => eventTopics.publish("tabs", clientId, { method: "tab.restored", params }),
     loadPage: async (tabId, url, budget) => navigateTab(await pool.acquire(tabId, budget), { url, waitUntil: "domcontentloaded" }, budget),
   });

@@ -1,16 +1,13 @@
-import { readdirSync } from "node:fs";
-import { readFile } from "node:fs/promises";
-import path from "node:path";
 import { Budget } from "../budget.js";
 import type { Browser } from "../cdp/browser.js";
 import type { SessionPool } from "../cdp/session-pool.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import { parseTarget } from "../target-id.js";
-import { AtomicFile } from "./atomic-file.js";
 import type { ClientManager } from "./client-manager.js";
 import { exportState, importState, type StorageState } from "./client-storage.js";
 import { isSavedClient, type SavedClient, type SavedTab } from "./saved-client.js";
+import { ClientRemovedError, type StateStore } from "./state-store.js";
 
 /** What a restored tab's subscribers are told: `tab.restored`. */
 export type RestoredNotice = (clientId: string, params: { target: string; clientId: string; tabId: string; url: string }) => void;
@@ -20,7 +17,8 @@ export interface PersistentClientsOptions {
   clients: ClientManager;
   browser: Browser;
   pool: SessionPool;
-  dataDir: string;
+  /** Where the states are kept (DATA_DIR files; the cluster gives its Redis store with useStore). */
+  store: StateStore;
   maxBytes: number;
   intervalMs: number;
   notify: RestoredNotice;
@@ -37,18 +35,19 @@ const RESTORE_TIMEOUT_MS = 30_000;
 const RESTORE_LOAD_TIMEOUT_MS = 10_000;
 
 interface Kept {
-  file: AtomicFile;
   timer: NodeJS.Timeout | null;
 }
 
 /**
  * Persistent clients (clients.configure {persistent: true}): each one's cookies, localStorage and open tabs saved in
- * DATA_DIR/persistent/<clientId>.json (0600, atomic) on change, on a timer and at shutdown, and put back into a new
- * context when Chrome is connected (the hub started, or the embedded Chrome came back): its tabs reopen at their URLs
- * and answer to the targets they had.
+ * its store (DATA_DIR/persistent/<clientId>.json, or Redis in a cluster) on change, on a timer and at shutdown, and
+ * put back into a new context when Chrome is connected (the hub started, or the embedded Chrome came back) or when
+ * this instance of a cluster takes over a client whose instance is gone: its tabs reopen at their URLs and answer to
+ * the targets they had.
  */
 export class PersistentClients {
   #options: PersistentClientsOptions;
+  #store: StateStore;
   #kept = new Map<string, Kept>();
   /** Clients being put back now: not saved meanwhile, so a half-restored client never overwrites its saved state. */
   #restoring = new Set<string>();
@@ -56,7 +55,8 @@ export class PersistentClients {
 
   constructor(options: PersistentClientsOptions) {
     this.#options = options;
-    for (const clientId of this.#savedIds()) this.#kept.set(clientId, { file: this.#fileOf(clientId), timer: null });
+    this.#store = options.store;
+    for (const clientId of this.#store.keptAtStart()) this.#kept.set(clientId, { timer: null });
     const { clients, browser } = options;
     clients.on("tabOpened", (entry) => this.#saveSoon(entry.clientId));
     clients.on("tabClosed", (entry, reason) => reason === "closed" && this.#saveSoon(entry.clientId));
@@ -66,9 +66,20 @@ export class PersistentClients {
     this.#ticker.unref();
   }
 
+  /** Keeps states in another store from now on (a cluster's Redis); the hub has kept no client yet. */
+  useStore(store: StateStore): void {
+    this.#store = store;
+    for (const clientId of store.keptAtStart()) this.#kept.set(clientId, { timer: null });
+  }
+
   /** Whether a client is persistent. */
   isPersistent(clientId: string): boolean {
     return this.#kept.has(clientId);
+  }
+
+  /** The persistent clients this hub keeps. */
+  keptIds(): string[] {
+    return [...this.#kept.keys()];
   }
 
   /** Makes a client persistent (saved now; OVERLOADED past MAX_PERSISTED_BYTES) or not (its saved state removed). */
@@ -77,37 +88,42 @@ export class PersistentClients {
       await this.#forget(clientId);
       return undefined;
     }
-    const kept = this.#kept.get(clientId) ?? { file: this.#fileOf(clientId), timer: null };
     const text = await this.#snapshot(clientId, budget);
     this.#checkSize(text);
-    await budget.race(kept.file.write(text));
-    this.#kept.set(clientId, kept);
+    // Kept by another instance of the cluster: it is persistent already, and that instance saves it.
+    if (!(await budget.race(this.#store.take(clientId)))) return undefined;
+    const fresh = !this.#kept.has(clientId);
+    if (fresh) this.#kept.set(clientId, { timer: null });
+    try {
+      await budget.race(this.#store.write(clientId, text));
+    } catch (error) {
+      if (fresh) this.release(clientId);
+      throw error;
+    }
     return Buffer.byteLength(text);
+  }
+
+  /**
+   * Takes over a client another instance kept (it is gone; this one now holds the client's claim): its saved state
+   * is put back here, as after a restart.
+   */
+  async adopt(clientId: string): Promise<void> {
+    if (this.#kept.has(clientId)) return;
+    this.#kept.set(clientId, { timer: null });
+    if (this.#options.browser.isUp) await this.#restoreOne(clientId, { evenWithTabs: true });
+  }
+
+  /** Stops keeping a client another instance took over (its saved state stays, now that instance's). */
+  release(clientId: string): void {
+    const kept = this.#kept.get(clientId);
+    if (kept?.timer) clearTimeout(kept.timer);
+    this.#kept.delete(clientId);
   }
 
   /** Saves every persistent client now (the hub is stopping). */
   async saveAll(): Promise<void> {
     clearInterval(this.#ticker);
     await Promise.all([...this.#kept.keys()].map((clientId) => this.#save(clientId)));
-  }
-
-  #savedIds(): string[] {
-    try {
-      return readdirSync(this.#folder())
-        .filter((name) => name.endsWith(".json"))
-        .map((name) => name.slice(0, -".json".length));
-    } catch {
-      return [];
-    }
-  }
-
-  #folder(): string {
-    return path.join(this.#options.dataDir, "persistent");
-  }
-
-  // A client id has no "/" (its schema's pattern), so it is one name inside the folder.
-  #fileOf(clientId: string): AtomicFile {
-    return new AtomicFile(path.join(this.#folder(), `${clientId}.json`));
   }
 
   #checkSize(text: string): void {
@@ -152,8 +168,9 @@ export class PersistentClients {
       const text = await this.#snapshot(clientId, budget);
       this.#checkSize(text);
       if (this.#kept.get(clientId) !== kept) return;
-      await kept.file.write(text);
+      await this.#store.write(clientId, text);
     } catch (error) {
+      if (error instanceof ClientRemovedError) return this.#forget(clientId);
       log.warn("cannot save a persistent client; the last saved state stays", { clientId, error: (error as Error).message });
     } finally {
       budget.dispose();
@@ -161,24 +178,25 @@ export class PersistentClients {
   }
 
   async #forget(clientId: string): Promise<void> {
-    const kept = this.#kept.get(clientId);
-    this.#kept.delete(clientId);
-    if (kept?.timer) clearTimeout(kept.timer);
-    await (kept ?? { file: this.#fileOf(clientId) }).file.remove();
+    this.release(clientId);
+    await this.#store.remove(clientId);
   }
 
   async #restoreAll(): Promise<void> {
-    for (const [clientId, kept] of [...this.#kept]) {
-      const budget = new Budget(RESTORE_TIMEOUT_MS);
-      this.#restoring.add(clientId);
-      try {
-        await this.#restore(clientId, kept, budget);
-      } catch (error) {
-        log.warn("cannot restore a persistent client", { clientId, error: (error as Error).message });
-      } finally {
-        this.#restoring.delete(clientId);
-        budget.dispose();
-      }
+    for (const clientId of [...this.#kept.keys()]) await this.#restoreOne(clientId, { evenWithTabs: false });
+  }
+
+  async #restoreOne(clientId: string, options: { evenWithTabs: boolean }): Promise<void> {
+    const budget = new Budget(RESTORE_TIMEOUT_MS);
+    this.#restoring.add(clientId);
+    try {
+      // Its context and tabs are still there (an external Chrome's, adopted): nothing to put back.
+      if (options.evenWithTabs || this.#options.clients.tabCount(clientId) === 0) await this.#restore(clientId, budget);
+    } catch (error) {
+      log.warn("cannot restore a persistent client", { clientId, error: (error as Error).message });
+    } finally {
+      this.#restoring.delete(clientId);
+      budget.dispose();
     }
   }
 
@@ -197,11 +215,11 @@ export class PersistentClients {
     }
   }
 
-  async #restore(clientId: string, kept: Kept, budget: Budget): Promise<void> {
+  async #restore(clientId: string, budget: Budget): Promise<void> {
     const { clients, browser } = this.#options;
-    // Its context and tabs are still there (an external Chrome's, adopted): nothing to put back.
-    if (clients.tabCount(clientId) > 0) return;
-    const saved: unknown = JSON.parse(await readFile(kept.file.path, "utf8"));
+    const text = await budget.race(this.#store.read(clientId));
+    if (text === null) throw new Error("no saved state is found");
+    const saved: unknown = JSON.parse(text);
     if (!isSavedClient(saved) || saved.clientId !== clientId) throw new Error("the saved state is not one this hub wrote");
     const { contextId, release } = clients.contexts.keep(clientId);
     let show = (): void => {};

@@ -9,7 +9,7 @@ import type { ParamsValidator } from "../rpc/params-validator.js";
 import { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
 import { CallRouting } from "./call-routing.js";
-import { agentOfClaim } from "./claims.js";
+import { agentOfClaim, claimOf, clientOfClaim } from "./claims.js";
 import { ClusterCodec } from "./cluster-codec.js";
 import { ClusterEvents } from "./cluster-events.js";
 import type { ClusterView, RemoteTargets } from "../clients/cluster-view.js";
@@ -19,8 +19,10 @@ import { Forwarder } from "./forwarder.js";
 import { localTargets, mergeClients, mergeTabs } from "./listing.js";
 import { keys, type ClusterMessage, type EventMessage, type EvictMessage } from "./messages.js";
 import { RedisLink } from "./redis-link.js";
+import { RedisStates } from "./redis-states.js";
 import { ClusterRegistry } from "./registry.js";
 import { RemoteView } from "./remote-view.js";
+import { StateSealer } from "./sealed-state.js";
 import { SerialRunner } from "./serial-runner.js";
 
 type Method = MethodDefinition<HubServices>;
@@ -62,6 +64,7 @@ export class Cluster implements ClusterView {
   #calls: ForwardedCalls;
   #events: ClusterEvents;
   #view: RemoteView;
+  #states: RedisStates;
   #sync = new SerialRunner(
     () => this.#syncOnce(),
     (error) => this.#syncFailed(error),
@@ -103,6 +106,10 @@ export class Cluster implements ClusterView {
     });
     this.#registry = new ClusterRegistry(this.#link, { instanceId: this.instanceId, ttlMs: this.#ttlMs, codec: this.#codec });
     this.#forwarder = new Forwarder(this.#registry);
+    // Persistent clients are kept in Redis, sealed, so another instance can put them back when this one is gone.
+    const sealer = new StateSealer(config.clusterSecret);
+    this.#states = new RedisStates({ link: this.#link, registry: this.#registry, sealer, timeoutMs: this.#redisTimeoutMs() });
+    services.persistent.useStore(this.#states);
     this.#view = new RemoteView(this.#registry);
     this.#viewRead = new SerialRunner(
       () => this.#view.refresh(this.#redisTimeoutMs()),
@@ -184,6 +191,11 @@ export class Cluster implements ClusterView {
     const local = localTargets(this.#services);
     for (const claim of this.#yielded) if (!local.owned.has(claim)) this.#yielded.delete(claim);
     const owned = new Set([...local.owned].filter((claim) => !this.#yielded.has(claim)));
+    // A persistent client's claim is only taken with claimIfFree (never from a live instance); refreshed here.
+    for (const clientId of this.#services.persistent.keptIds()) {
+      const claim = claimOf("client", clientId);
+      if (this.#registry.epochOf(claim) !== undefined) owned.add(claim);
+    }
     const outcome = await this.#registry.sync({ owned, listing: local.listing }, this.#info, this.#redisTimeoutMs());
     if (this.#syncFailing) log.info("cluster: the registry in Redis is written again");
     this.#syncFailing = false;
@@ -199,10 +211,16 @@ export class Cluster implements ClusterView {
     this.#syncFailing = true;
   }
 
-  // A newer connection of this agent registered on another instance: this one is stale, as on a single hub.
+  // A newer connection of this agent registered on another instance: this one is stale, as on a single hub. A
+  // persistent client another instance took over (this one missed its refreshes) is that instance's to save.
   #evictHere(claim: string, why: string): void {
     this.#yielded.add(claim);
     this.#registry.forget(claim);
+    const client = clientOfClaim(claim);
+    if (client !== null) {
+      log.warn("cluster: another instance took over a persistent client; this one no longer saves it", { clientId: client, why });
+      return this.#services.persistent.release(client);
+    }
     const target = agentOfClaim(claim);
     const agent = target === null ? undefined : this.#services.agents.get(target);
     if (!agent) return;
@@ -263,6 +281,7 @@ export class Cluster implements ClusterView {
     try {
       await this.#sync.request();
       await this.#viewRead.request();
+      await this.#adoptOrphans();
       if (Date.now() < this.#watchdogFrom) return;
       const watched = [...new Set([...this.#forwarder.owners(), ...this.#calls.callers()])];
       const alive = await this.#registry.listening(watched, this.#redisTimeoutMs()).catch(() => null);
@@ -272,6 +291,18 @@ export class Cluster implements ClusterView {
       }
     } finally {
       this.#ticking = false;
+    }
+  }
+
+  // Persistent clients whose instance is gone (their claim ran out): the first instance to claim one puts it back.
+  async #adoptOrphans(): Promise<void> {
+    const orphans = await this.#states.orphans().catch(() => []);
+    for (const clientId of orphans) {
+      const claimed = await this.#registry.claimIfFree(claimOf("client", clientId), this.#redisTimeoutMs()).catch(() => false);
+      if (!claimed) continue;
+      log.info("cluster: taking over a persistent client whose instance is gone", { clientId });
+      // In the background: the refreshes of this instance's claims go on while the client's tabs load.
+      void this.#services.persistent.adopt(clientId).then(() => this.#sync.request());
     }
   }
 

@@ -11,12 +11,21 @@ export const keys = {
   instance: (id: string): string => `${PREFIX}instance:${id}`,
   /** Hash with a TTL: the instance's tabs and agents as the lists show them (`tab:<target>` / `agent:<target>` -> JSON). */
   targets: (id: string): string => `${PREFIX}targets:${id}`,
-  /** String with a TTL: `<instance>|<epoch>`, the owner of one claim: `tab:<clientId:tabId>` or `agent:<clientId:tabId>`. */
+  /**
+   * String with a TTL: `<instance>|<epoch>`, the owner of one claim: `tab:<clientId:tabId>`, `agent:<clientId:tabId>`
+   * or `client:<clientId>` (the instance that keeps a persistent client).
+   */
   owner: (claim: string): string => `${PREFIX}owner:${claim}`,
   /** Channel of one instance: calls, answers, notifications and evictions sent to it. */
   inbox: (id: string): string => `${PREFIX}to:${id}`,
   /** Channel every instance listens to: tab and agent events. */
   events: `${PREFIX}events`,
+  /** Set: the persistent clients whose state Redis keeps. */
+  persisted: `${PREFIX}persisted`,
+  /** String: a persistent client's saved state, sealed with CLUSTER_SECRET. */
+  state: (clientId: string): string => `${PREFIX}state:${clientId}`,
+  /** String with a TTL: the client was made not persistent (the instance that kept it stops at its next save). */
+  removed: (clientId: string): string => `${PREFIX}removed:${clientId}`,
 } as const;
 
 /** A request forwarded to the instance that owns its target. */

@@ -1,9 +1,9 @@
-import { claimOf } from "./claims.js";
+import { claimOf, clientOfClaim } from "./claims.js";
 import { UnsendableMessageError, type ClusterCodec } from "./cluster-codec.js";
 import type { TargetKind } from "./forward-errors.js";
 import { keys, type CallMessage, type ClusterMessage, type EventMessage } from "./messages.js";
 import type { RedisLink } from "./redis-link.js";
-import { LEAVE_SCRIPT, READ_OTHERS_SCRIPT, SEND_TO_OWNER_SCRIPT, SYNC_SCRIPT } from "./scripts.js";
+import { CLAIM_IF_FREE_SCRIPT, LEAVE_SCRIPT, RELEASE_SCRIPT, READ_OTHERS_SCRIPT, SEND_TO_OWNER_SCRIPT, SYNC_SCRIPT } from "./scripts.js";
 
 /** What an instance holds now: the claims it owns (see claims.ts) and its listing (field -> JSON). */
 export interface LocalTargets {
@@ -49,6 +49,24 @@ export class ClusterRegistry {
     return this.#epochs.get(claim);
   }
 
+  /**
+   * Claims what no instance holds (a persistent client whose instance is gone); true when this instance holds it now,
+   * and then refreshes it with its other claims while its listing owns it.
+   */
+  async claimIfFree(claim: string, timeoutMs: number): Promise<boolean> {
+    const input = { keys: [keys.owner(claim)], args: [this.instanceId, String(this.#ttlMs)] };
+    const epoch = String(await this.#link.script(CLAIM_IF_FREE_SCRIPT, input, timeoutMs));
+    if (epoch === "0") return false;
+    this.#epochs.set(claim, epoch);
+    return true;
+  }
+
+  /** Releases a claim made with claimIfFree (the client is no longer persistent). */
+  async release(claim: string, timeoutMs: number): Promise<void> {
+    this.#epochs.delete(claim);
+    await this.#link.script(RELEASE_SCRIPT, { keys: [keys.owner(claim)], args: [this.instanceId] }, timeoutMs);
+  }
+
   /** Forgets a claim a newer owner took. */
   forget(claim: string): void {
     this.#epochs.delete(claim);
@@ -58,7 +76,8 @@ export class ClusterRegistry {
   async sync(local: LocalTargets, info: object, timeoutMs: number): Promise<SyncOutcome> {
     const me = this.instanceId;
     const claims = [...local.owned];
-    const releases = [...this.#epochs.keys()].filter((target) => !local.owned.has(target));
+    // Claims made with claimIfFree are released on their own (release), never by a refresh that does not list them.
+    const releases = [...this.#epochs.keys()].filter((target) => !local.owned.has(target) && clientOfClaim(target) === null);
     const epochs = claims.map((target) => this.#epochs.get(target) ?? "0");
     const scriptKeys = [keys.instance(me), keys.targets(me), keys.instances, ...claims.map(keys.owner), ...releases.map(keys.owner)];
     const args = [

@@ -101,3 +101,67 @@ redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('ZREM', KEYS[3], me)
 return 1
 `;
+
+/**
+ * Claims a target only when no instance holds it (a persistent client whose instance is gone), with an epoch above
+ * any before it. KEYS: the owner key. ARGV: this instance's id, TTL ms.
+ * Returns the epoch this instance holds it under, or "0" when another instance holds it.
+ */
+export const CLAIM_IF_FREE_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current then
+  local bar = string.find(current, '|', 1, true)
+  if string.sub(current, 1, bar - 1) == ARGV[1] then return string.sub(current, bar + 1) end
+  return '0'
+end
+local time = redis.call('TIME')
+local epoch = string.format('%.0f', tonumber(time[1]) * 1000000 + tonumber(time[2]))
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. epoch, 'PX', tonumber(ARGV[2]))
+return epoch
+`;
+
+/**
+ * Writes a persistent client's state only while this instance holds its claim, so an instance fenced off never
+ * overwrites what the one that took the client over saved, and only while the client is still persistent: a client
+ * made not persistent through another instance has a tombstone, and a write that makes it persistent again removes it.
+ * KEYS: the owner key, the state key, the persisted set, the tombstone. ARGV: this instance's id, the client id, the
+ * sealed state, "1" when this write makes the client persistent.
+ * Returns 1 when written, 0 when another instance holds the client, 2 when the client is no longer persistent.
+ */
+export const WRITE_STATE_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if not current or string.sub(current, 1, #ARGV[1] + 1) ~= ARGV[1] .. '|' then return 0 end
+if ARGV[4] == '1' then redis.call('DEL', KEYS[4]) elseif redis.call('EXISTS', KEYS[4]) == 1 then return 2 end
+redis.call('SET', KEYS[2], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[2])
+return 1
+`;
+
+/**
+ * Makes a client not persistent: its state and its place in the set go, and a tombstone tells the instance that
+ * keeps it (at its next save). KEYS: the state key, the persisted set, the tombstone. ARGV: the client id, its TTL ms.
+ */
+export const REMOVE_STATE_SCRIPT = `
+redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[1])
+redis.call('SET', KEYS[3], '1', 'PX', tonumber(ARGV[2]))
+return 1
+`;
+
+/**
+ * The persistent clients no live instance holds. KEYS: the persisted set. ARGV: the owner key prefix of client claims.
+ */
+export const ORPHANS_SCRIPT = `
+local out = {}
+for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if redis.call('EXISTS', ARGV[1] .. id) == 0 then table.insert(out, id) end
+end
+return out
+`;
+
+/** Releases one claim if this instance still holds it. KEYS: the owner key. ARGV: this instance's id. */
+export const RELEASE_SCRIPT = `
+local current = redis.call('GET', KEYS[1])
+if current and string.sub(current, 1, #ARGV[1] + 1) == ARGV[1] .. '|' then redis.call('DEL', KEYS[1]) end
+return 1
+`;

@@ -12,7 +12,7 @@ export interface MethodResults {
   "clients.configure": {
     clientId: ClientId;
     persistent: boolean;
-    /** The size of the saved state now (persistent clients only). */
+    /** The size of the saved state now (persistent clients only; absent when another instance of the cluster keeps the client). */
     persistedBytes?: number;
   };
   "clients.list": {
