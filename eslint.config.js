@@ -11,6 +11,7 @@ const BASICS = [
   "config-values.ts",
   "deadline-queue.ts",
   "errors.ts",
+  "audit-chain.ts",
   "ids.ts",
   "log.ts",
   "log-file.ts",

@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import winston from "winston";
+import { CHAIN_START, chainHeadOf, chainedLine, lineHash } from "./audit-chain.js";
 import type { Config } from "./config.js";
 import { LogFile } from "./log-file.js";
 
@@ -100,20 +101,34 @@ export function logApi(entry: ApiLogEntry): void {
   apiFile?.write({ entry, at: Date.now() });
 }
 
-/**
- * The audit log, logs/audit.log: who signed in to the dashboard, who paused or resumed an agent, and who took over a
- * tab. JSON lines, redacted like every log.
- */
-const auditLog = winston.createLogger({
-  level: "info",
-  format: winston.format.combine(redactFormat(), winston.format.timestamp(), winston.format.json()),
-  transports: [new winston.transports.Console({ silent: true })],
-});
+/** One line of logs/audit.log before it is chained: what happened, when, and its fields. */
+interface AuditEntry {
+  event: string;
+  fields: Record<string, unknown>;
+  at: number;
+}
+// Audit lines are written within this long of what they record, in the order it happened.
+const AUDIT_FLUSH_MS = 100;
+const AUDIT_MAX_PENDING = 1_000;
+let auditFile: LogFile<AuditEntry> | null = null;
+let auditHead = CHAIN_START;
 
-/** Writes one line to logs/audit.log (and the hub's log at debug level). */
+// Each line carries the hash of the line before it (audit-chain.ts), so a line edited or removed later is found by
+// `tabwire audit verify`. Fields are redacted like every log line.
+function auditLineText({ event, fields, at }: AuditEntry): string {
+  const entry = { timestamp: new Date(at).toISOString(), level: "info", message: event, ...(scrub(fields, 0) as object) };
+  const line = chainedLine(auditHead, JSON.stringify(entry));
+  auditHead = lineHash(line);
+  return line;
+}
+
+/**
+ * Writes one line to logs/audit.log (and the hub's log at debug level): who signed in to the dashboard, who paused or
+ * resumed an agent, and every call that changes something (the router's audit of calls).
+ */
 export function audit(event: string, fields: Record<string, unknown>): void {
-  auditLog.info(event, fields);
-  log.debug(event, fields);
+  auditFile?.write({ event, fields, at: Date.now() });
+  if (log.isLevelEnabled("debug")) log.debug(event, fields);
 }
 
 /** Points the loggers at the configured directory and level, and learns the secrets to redact. */
@@ -142,8 +157,19 @@ export function configureLogging(config: Config, extraSecrets: readonly string[]
   log.add(consoleTransport(config.logLevel));
   log.add(file("combined.log"));
   log.add(file("error.log", "error"));
-  auditLog.clear();
-  auditLog.add(file("audit.log"));
+  auditFile?.close();
+  const auditName = path.join(config.logDir, "audit.log");
+  if (existsSync(auditName)) chmodSync(auditName, 0o600);
+  // The chain goes on from the last line a hub wrote (across restarts and rotated files).
+  auditHead = chainHeadOf(auditName);
+  auditFile = new LogFile(auditName, {
+    format: auditLineText,
+    maxBytes: config.logMaxBytes,
+    maxFiles: config.logMaxFiles,
+    onError: (error) => log.error("cannot write audit.log; audit lines are lost until it can", { error: error.message }),
+    flushMs: AUDIT_FLUSH_MS,
+    maxPending: AUDIT_MAX_PENDING,
+  });
   apiFile?.close();
   apiFile = new LogFile(path.join(config.logDir, "api.log"), {
     format: apiLineText,
@@ -173,6 +199,8 @@ function credentialsIn(setting: string | null): string[] {
 export function closeLogging(): void {
   apiFile?.close();
   apiFile = null;
+  auditFile?.close();
+  auditFile = null;
   log.clear();
   log.add(consoleTransport(log.level));
 }

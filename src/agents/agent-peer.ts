@@ -45,6 +45,7 @@ export function openAgentPeer<S>(ws: WebSocket, options: AgentPeerOptions<S>): A
     close: (code: number, reason: string) => peer.close(code, reason),
     setScope: (scope: ReadonlySet<string>) => {
       peer.state.scope = scope;
+      peer.state.who = `agent of ${[...scope].join(",")}`;
     },
   };
   const created = new AgentHandshake(socket, handshakeOptions);

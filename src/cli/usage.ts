@@ -19,6 +19,7 @@ Usage:
   tabwire cookies [list | set NAME=VALUE --url URL | clear]    tabwire state export > state.json | import state.json
   tabwire network [list [--url GLOB] [--type T] | get ID [--body] | har]
   tabwire agent run "task"
+  tabwire audit verify FILE...   check that audit.log's chained lines were not edited or removed
   tabwire --version   print the version
   tabwire COMMAND --help   the options of one command
 
@@ -61,6 +62,11 @@ Examples:
   tabwire eval "1 + 1"                      {"ok":true,"type":"number","value":2}
   echo "document.title" | tabwire eval -
   tabwire eval --timeout 1s "new Promise(() => {})"   exits 4`,
+  audit: `tabwire audit verify FILE... [--after HASH]: check the chain of audit.log's lines
+Each line carries the hash of the one before it, so a line edited, removed or added breaks the chain at the line
+after it. Give the files oldest first (audit.log2 audit.log1 audit.log); once the oldest was rotated away, start
+from the head an earlier verify printed: --after HASH. Prints {"ok": true, "lines", "head"} (exit 0), or the file
+and line where the chain breaks (exit 1). The last line's own edit shows once the hub writes the next one.`,
   tabs: `tabwire tabs [list | open URL [--client ID] [--background] [--timeout 30s] | close TARGET | activate TARGET]
   list (default)             the open tabs, each with its target
   open URL                   open a tab (--client ID names its owner; --background leaves it unfocused; --timeout

@@ -8,7 +8,7 @@ import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
 import { isRefusal, type AccessPolicy } from "../transport/access-policy.js";
-import type { Grant } from "../transport/auth.js";
+import { whoOf, type Grant } from "../transport/auth.js";
 import { clientSummaries } from "./client-summaries.js";
 import { HttpError, readJsonBody, refusalError, sendError, sendJson } from "./http-io.js";
 import { HttpLimits } from "./http-limits.js";
@@ -154,6 +154,7 @@ function httpConnection(request: IncomingMessage, response: ServerResponse, gran
     id: uuidv4(),
     scope: grant.scope,
     peer: request.socket.remoteAddress ?? "unknown",
+    who: whoOf(grant),
     inflight,
     closed: closed.signal,
     notify: () => false,

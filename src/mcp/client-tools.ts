@@ -25,6 +25,8 @@ const CLOSE_TAB_TIMEOUT_MS = 5_000;
 export interface ClientToolsOwner {
   clientId: string;
   peer: string;
+  /** Who the session acts for, for audit.log: its token's id. */
+  grantKey: string;
   /**
    * Whether the client was made for this session alone (a full token's 2025 session with no `clientId` named): then
    * every tab of the client closes at its end, else only the tabs it opened.
@@ -43,6 +45,7 @@ export class ClientTools {
   #parts: McpSessionParts;
   #scope: ReadonlySet<string>;
   #peer: string;
+  #grantKey: string;
   #closed = new AbortController();
   #running = new Set<InflightTable>();
   #ownsClient: boolean;
@@ -53,6 +56,7 @@ export class ClientTools {
     this.clientId = who.clientId;
     this.#scope = new Set([who.clientId]);
     this.#peer = who.peer;
+    this.#grantKey = who.grantKey;
     this.#ownsClient = who.ownsClient;
     this.#tabs = new SessionTabs(parts.services, who.clientId);
   }
@@ -164,6 +168,6 @@ export class ClientTools {
   }
 
   #connection(inflight: InflightTable, closed: AbortSignal): ConnectionState {
-    return { id: this.clientId, scope: this.#scope, peer: this.#peer, inflight, closed, notify: () => false };
+    return { id: this.clientId, scope: this.#scope, peer: this.#peer, who: `mcp ${this.#grantKey}`, inflight, closed, notify: () => false };
   }
 }

@@ -80,10 +80,12 @@ export class McpFront {
     const asked = url.searchParams.get("clientId");
     const exchange: McpExchange = { request, response, body, caps: this.#capsAsked(url) };
     if (await isLegacyRequest(await toWebRequest(request, body ?? null), body)) {
-      return this.#legacy.handle(exchange, grantKey, () => this.#open(grantKey, { ...sessionClient(grant, asked), peer }));
+      return this.#legacy.handle(exchange, grantKey, () => this.#open(grantKey, { ...sessionClient(grant, asked), peer, grantKey }));
     }
     const clientId = requestClient(grant, asked);
-    await this.#modern.handle(exchange, { grantKey, clientId }, () => this.#open(grantKey, { clientId, peer, ownsClient: false }));
+    await this.#modern.handle(exchange, { grantKey, clientId }, () =>
+      this.#open(grantKey, { clientId, peer, ownsClient: false, grantKey }),
+    );
   }
 
   /** The groups of tools the URL's `caps` asks for (comma-separated, or `all`); an unknown one is 400 naming the known ones. */

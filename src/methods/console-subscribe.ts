@@ -2,7 +2,7 @@ import { HubError } from "../errors.js";
 import { defineMethod } from "../services.js";
 
 /** `console.subscribe`: streams the tab's console to this connection as console.message notifications. */
-export const consoleSubscribe = defineMethod("console.subscribe", { runs: "tab", subscription: "opens" }, (params, call) => {
+export const consoleSubscribe = defineMethod("console.subscribe", { runs: "tab", subscription: "opens", reads: true }, (params, call) => {
   const entry = call.services.clients.resolve(params.target, call.connection);
   const { console: stream, config } = call.services;
   if (stream.countOf(call.connection) >= config.maxSubscriptions) {

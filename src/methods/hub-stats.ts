@@ -2,7 +2,7 @@ import { uptimeMs } from "../version.js";
 import { defineMethod } from "../services.js";
 
 /** `hub.stats`: calls and errors per client the caller may see; the whole hub's figures for a full token. */
-export const hubStats = defineMethod("hub.stats", { runs: "here" }, (_params, call) => {
+export const hubStats = defineMethod("hub.stats", { runs: "here", reads: true }, (_params, call) => {
   const { clients, metrics, browser, agents, pool } = call.services;
   const seen = clients.clients(call.connection).map(({ clientId }) => ({ clientId, ...metrics.clientCalls.of(clientId) }));
   const stats = { uptimeMs: uptimeMs(), browser: browser.isUp ? ("connected" as const) : ("down" as const), clients: seen };

@@ -2,7 +2,7 @@ import { HubError } from "../errors.js";
 import { defineMethod } from "../services.js";
 
 /** `network.subscribe`: streams the tab's requests to this connection as network.requests notifications. */
-export const networkSubscribe = defineMethod("network.subscribe", { runs: "tab", subscription: "opens" }, (params, call) => {
+export const networkSubscribe = defineMethod("network.subscribe", { runs: "tab", subscription: "opens", reads: true }, (params, call) => {
   const entry = call.services.clients.resolve(params.target, call.connection);
   const { networkStream, config } = call.services;
   if (networkStream.countOf(call.connection) >= config.maxSubscriptions) {

@@ -11,6 +11,8 @@ export interface ConnectionState {
   scope: ReadonlySet<string> | null;
   /** The peer's address, for logs. */
   peer: string;
+  /** Who the connection acts for, for audit.log: its token's id (`token-<n>`, `no token`), or `agent of <client>`. */
+  who?: string;
   inflight: InflightTable;
   /** Aborts when the connection closes, so what it subscribed to can be freed. */
   closed: AbortSignal;
@@ -52,6 +54,8 @@ export interface MethodTraits {
   subscription?: "opens" | "closes" | "topics";
   /** It never counts against RATE_LIMIT_PER_SEC: stopping work must stay possible for a caller over its rate. */
   unlimited?: boolean;
+  /** It changes nothing (a listing, a read of a page, a subscription): not written to audit.log, as every other call is. */
+  reads?: boolean;
 }
 
 /** One JSON-RPC method: its name, its traits and its handler, which gets params already validated and defaulted. */

@@ -12,6 +12,7 @@ import {
   type JsonRpcResponse,
   type RequestItem,
 } from "./envelope.js";
+import { auditCall } from "./call-audit.js";
 import type { DrainGate } from "./drain-gate.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "./method.js";
 import { MAX_PARAMS_DEPTH, nestingOf } from "./nesting.js";
@@ -56,6 +57,8 @@ export class Router<S> {
   #server = new JSONRPCServer<CallContext<S>>({ errorListener: () => {} });
   // Methods whose traits exempt them from the rate limit (cancel).
   #unlimited = new Set<string>();
+  // Methods whose traits say they change nothing: every other call is written to audit.log.
+  #reads = new Set<string>();
   #rates = new WeakMap<ConnectionState, RateLimit>();
 
   constructor(options: RouterOptions<S>) {
@@ -67,6 +70,7 @@ export class Router<S> {
         answerWithin(method.run(params as object, call), call.budget, id ?? null),
       );
       if (method.traits.unlimited) this.#unlimited.add(method.name);
+      if (method.traits.reads) this.#reads.add(method.name);
     }
     this.#server.mapErrorToJSONRPCErrorResponse = wireErrorOf;
   }
@@ -135,14 +139,22 @@ export class Router<S> {
         this.#options.observer?.running(-1);
       }
     }
-    this.#record(item, response, { peer: connection.peer, durationMs: performance.now() - started });
+    this.#record(item, response, { connection, durationMs: performance.now() - started });
     return finish(item.id === undefined ? null : response);
   }
 
   /** Logs an answered item and tells the observer. */
-  #record(item: RequestItem, response: JsonRpcResponse, { peer, durationMs }: { peer: string; durationMs: number }): void {
+  #record(
+    item: RequestItem,
+    response: JsonRpcResponse,
+    { connection, durationMs }: { connection: ConnectionState; durationMs: number },
+  ): void {
+    const { peer } = connection;
     const params = item.params as { target?: unknown; clientId?: unknown } | undefined;
     const outcome = "error" in response && response.error ? (CODE_NAMES.get(response.error.code) ?? String(response.error.code)) : "ok";
+    const known = this.#server.hasMethod(item.method);
+    if (known && !this.#reads.has(item.method))
+      auditCall({ method: item.method, params: item.params as Record<string, unknown> | undefined, outcome }, connection);
     logApi({
       method: item.method.slice(0, 100),
       ...(typeof params?.target === "string" ? { target: params.target.slice(0, 300) } : {}),
@@ -151,7 +163,7 @@ export class Router<S> {
       peer,
     });
     const about = typeof params?.target === "string" ? params.target : typeof params?.clientId === "string" ? params.clientId : undefined;
-    this.#options.observer?.answered(this.#server.hasMethod(item.method) ? item.method : "unknown", outcome, {
+    this.#options.observer?.answered(known ? item.method : "unknown", outcome, {
       seconds: durationMs / 1000,
       about,
     });

@@ -17,6 +17,11 @@ interface StoredGrant {
 
 const FULL_ACCESS: Grant = { scope: null };
 
+/** Who a grant's connections act for, as audit.log names them: the token's id, never the token. */
+export function whoOf(grant: Grant): string {
+  return grant.key ?? "no token";
+}
+
 /** Checks presented tokens against the configured ones by constant-time comparison of their digests. */
 export class Authenticator {
   #grants: StoredGrant[];

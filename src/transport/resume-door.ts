@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { WebSocketServer } from "ws";
 import { newId } from "../ids.js";
-import type { Grant } from "./auth.js";
+import { whoOf, type Grant } from "./auth.js";
 import type { ResumeRegistry } from "./resume-registry.js";
 import type { PeerSession } from "./resume-session.js";
 
@@ -35,7 +35,7 @@ export class ResumeDoor {
     if (id === undefined) return undefined;
     this.#ids.delete(request);
     const binding = admitted.grant.key ?? "open";
-    const session = this.#resumes.open({ id, scope: admitted.grant.scope, peer: admitted.peer, binding });
+    const session = this.#resumes.open({ id, scope: admitted.grant.scope, peer: admitted.peer, binding, who: whoOf(admitted.grant) });
     return { session, resumes: this.#resumes };
   }
 }

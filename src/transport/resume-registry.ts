@@ -42,7 +42,7 @@ export class ResumeRegistry {
   }
 
   /** A new session of a connection that asked for resume; `binding` names the grant that made it. */
-  open(options: { id: string; scope: ReadonlySet<string> | null; peer: string; binding: string }): PeerSession {
+  open(options: { id: string; scope: ReadonlySet<string> | null; peer: string; binding: string; who?: string }): PeerSession {
     // The settings are the buffer's limits too (ResumeSettings extends ReplayLimits): no copy per connection.
     const session = new PeerSession({ ...options, replay: this.#settings, resume: (caller, wanted) => this.#resume(caller, wanted) });
     this.#sessions.set(session.id, session);

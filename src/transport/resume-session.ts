@@ -23,6 +23,8 @@ export interface PeerSessionOptions {
   peer: string;
   /** The grant of the token that made it ("open" on a hub without tokens): only the same may resume it. */
   binding: string;
+  /** Who it acts for, for audit.log (ConnectionState.who). */
+  who?: string;
   /** Absent for a session that cannot be resumed: it keeps nothing. */
   replay?: ReplayLimits;
   /** Set by the registry: takes over a dropped session for this one. */
@@ -53,6 +55,7 @@ export class PeerSession {
       id: options.id,
       scope: options.scope,
       peer: options.peer,
+      ...(options.who === undefined ? {} : { who: options.who }),
       inflight: new InflightTable(),
       closed: this.#closed.signal,
       notify: (method, params) => this.notify(method, params),

@@ -15,6 +15,8 @@ export interface RpcPeerOptions<S> {
   router: Router<S>;
   scope: ReadonlySet<string> | null;
   peer: string;
+  /** Who the connection acts for, for audit.log (ConnectionState.who). */
+  who?: string;
   highWaterBytes: number;
   /** Agents only: sees every object frame first and returns true for the ones it handled (control frames, answers). */
   intercept?: (frame: Record<string, unknown>) => boolean;
@@ -46,7 +48,12 @@ export class RpcPeer<S> {
     this.#ws = ws;
     this.#out = new TickCork(ws);
     this.#options = options;
-    this.#session = options.resumable?.session ?? new PeerSession({ id: newId(), scope: options.scope, peer: options.peer, binding: "" });
+    this.#session =
+      options.resumable?.session ??
+      new PeerSession({
+        ...{ id: newId(), scope: options.scope, peer: options.peer, binding: "" },
+        ...(options.who === undefined ? {} : { who: options.who }),
+      });
     this.#sink = {
       write: (text) => this.#send(text),
       isOverHighWater: () => this.#isOverHighWater(),

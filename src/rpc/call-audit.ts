@@ -1,0 +1,30 @@
+import { createHash } from "node:crypto";
+import { audit } from "../log.js";
+import type { ConnectionState } from "./method.js";
+
+// Params that carry code the page runs: audit.log keeps their hash, never the code.
+const CODE_PARAMS = ["expression", "functionDeclaration"] as const;
+// What a line keeps of a caller's free text (a target, a client id): enough to tell, never a page's worth.
+const MAX_TEXT = 300;
+
+/**
+ * Writes a call that may change something (a method without the `reads` trait) to audit.log: who made it (the
+ * token's id, or the agent), on which client and target, what it was, and how it ended. Never params beyond these:
+ * code is written as its SHA-256, values typed into pages not at all.
+ */
+export function auditCall(
+  call: { method: string; params: Record<string, unknown> | undefined; outcome: string },
+  connection: ConnectionState,
+): void {
+  const { method, params, outcome } = call;
+  const fields: Record<string, unknown> = { method, outcome, who: connection.who ?? `connection ${connection.id}`, peer: connection.peer };
+  const target = params?.target;
+  if (typeof target === "string") fields.target = target.slice(0, MAX_TEXT);
+  const clientId = params?.clientId;
+  if (typeof clientId === "string") fields.clientId = clientId.slice(0, MAX_TEXT);
+  for (const name of CODE_PARAMS) {
+    const code = params?.[name];
+    if (typeof code === "string") fields.codeSha256 = createHash("sha256").update(code).digest("hex");
+  }
+  audit("call", fields);
+}
