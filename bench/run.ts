@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { launchChromeWithPort, resolveChromePath } from "../src/cdp/chrome-launcher.js";
 import { actionFigures } from "./actions-figure.js";
 import { agentFigures } from "./agent-figure.js";
+import { auditFigure } from "./audit-figure.js";
 import { writeChart } from "./chart.js";
 import type { BenchContext } from "./compare.js";
 import { cdpEndpointFigure } from "./cdp-endpoint-figure.js";
@@ -74,6 +75,7 @@ function steps(
       () => mcpFigures(context.cdpUrl, hubUrl),
     ],
     ["console", () => consoleFigures(context)],
+    ["audit.log: what a call that changes something pays for its line", () => auditFigure(context.rounds)],
     ["agent calls", () => agentFigures(context, hubUrl, ROOT)],
     ["dashboard live view: frames a second and a change to its frame on screen", () => liveViewFigures(context, hubUrl)],
     [

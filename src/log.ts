@@ -101,12 +101,21 @@ export function logApi(entry: ApiLogEntry): void {
   apiFile?.write({ entry, at: Date.now() });
 }
 
-/** One line of logs/audit.log before it is chained: what happened, when, and its fields. */
-interface AuditEntry {
-  event: string;
-  fields: Record<string, unknown>;
-  at: number;
+/** A call written to logs/audit.log (router): the fields of its line, all strings. */
+export interface AuditedCall {
+  method: string;
+  outcome: string;
+  who: string;
+  peer: string;
+  target?: string;
+  clientId?: string;
+  codeSha256?: string;
 }
+
+/** One line of logs/audit.log before it is chained: an event with its fields, or a call, and when. */
+type AuditEntry = { event: string; fields: Record<string, unknown>; at: number } | { call: AuditedCall; at: number };
+let auditIsoAt = -1;
+let auditIso = "";
 // Audit lines are written within this long of what they record, in the order it happened.
 const AUDIT_FLUSH_MS = 100;
 const AUDIT_MAX_PENDING = 1_000;
@@ -115,11 +124,31 @@ let auditHead = CHAIN_START;
 
 // Each line carries the hash of the line before it (audit-chain.ts), so a line edited or removed later is found by
 // `tabwire audit verify`. Fields are redacted like every log line.
-function auditLineText({ event, fields, at }: AuditEntry): string {
-  const entry = { timestamp: new Date(at).toISOString(), level: "info", message: event, ...(scrub(fields, 0) as object) };
-  const line = chainedLine(auditHead, JSON.stringify(entry));
+function auditLineText(entry: AuditEntry): string {
+  if (entry.at !== auditIsoAt) {
+    auditIsoAt = entry.at;
+    auditIso = new Date(entry.at).toISOString();
+  }
+  const line = chainedLine(auditHead, "call" in entry ? callJson(entry.call) : eventJson(entry.event, entry.fields));
   auditHead = lineHash(line);
   return line;
+}
+
+function eventJson(event: string, fields: Record<string, unknown>): string {
+  return JSON.stringify({ timestamp: auditIso, level: "info", message: event, ...(scrub(fields, 0) as object) });
+}
+
+// A call's line is made by hand from its known fields, as api.log's are: one is written for most calls a hub runs.
+function callJson(call: AuditedCall): string {
+  const { method, outcome, who, peer, target, clientId, codeSha256 } = call;
+  const text = (name: string, value: string | undefined): string =>
+    value === undefined ? "" : `,"${name}":${JSON.stringify(redact(value))}`;
+  return `{"timestamp":"${auditIso}","level":"info","message":"call","method":${JSON.stringify(method)},"outcome":${JSON.stringify(outcome)},"who":${JSON.stringify(who)},"peer":${JSON.stringify(peer)}${text("target", target)}${text("clientId", clientId)}${codeSha256 === undefined ? "" : `,"codeSha256":"${codeSha256}"`}}`;
+}
+
+/** Writes one call to logs/audit.log (the router, for every call of a method that may change something). */
+export function auditCall(call: AuditedCall): void {
+  auditFile?.write({ call, at: Date.now() });
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { audit } from "../log.js";
+import { auditCall, type AuditedCall } from "../log.js";
 import type { ConnectionState } from "./method.js";
 
 // Params that carry code the page runs: audit.log keeps their hash, never the code.
@@ -12,19 +12,19 @@ const MAX_TEXT = 300;
  * token's id, or the agent), on which client and target, what it was, and how it ended. Never params beyond these:
  * code is written as its SHA-256, values typed into pages not at all.
  */
-export function auditCall(
+export function auditCallOf(
   call: { method: string; params: Record<string, unknown> | undefined; outcome: string },
   connection: ConnectionState,
 ): void {
   const { method, params, outcome } = call;
-  const fields: Record<string, unknown> = { method, outcome, who: connection.who ?? `connection ${connection.id}`, peer: connection.peer };
+  const line: AuditedCall = { method, outcome, who: connection.who ?? `connection ${connection.id}`, peer: connection.peer };
   const target = params?.target;
-  if (typeof target === "string") fields.target = target.slice(0, MAX_TEXT);
+  if (typeof target === "string") line.target = target.slice(0, MAX_TEXT);
   const clientId = params?.clientId;
-  if (typeof clientId === "string") fields.clientId = clientId.slice(0, MAX_TEXT);
+  if (typeof clientId === "string") line.clientId = clientId.slice(0, MAX_TEXT);
   for (const name of CODE_PARAMS) {
     const code = params?.[name];
-    if (typeof code === "string") fields.codeSha256 = createHash("sha256").update(code).digest("hex");
+    if (typeof code === "string") line.codeSha256 = createHash("sha256").update(code).digest("hex");
   }
-  audit("call", fields);
+  auditCall(line);
 }

@@ -12,7 +12,7 @@ import {
   type JsonRpcResponse,
   type RequestItem,
 } from "./envelope.js";
-import { auditCall } from "./call-audit.js";
+import { auditCallOf } from "./call-audit.js";
 import type { DrainGate } from "./drain-gate.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "./method.js";
 import { MAX_PARAMS_DEPTH, nestingOf } from "./nesting.js";
@@ -154,7 +154,7 @@ export class Router<S> {
     const outcome = "error" in response && response.error ? (CODE_NAMES.get(response.error.code) ?? String(response.error.code)) : "ok";
     const known = this.#server.hasMethod(item.method);
     if (known && !this.#reads.has(item.method))
-      auditCall({ method: item.method, params: item.params as Record<string, unknown> | undefined, outcome }, connection);
+      auditCallOf({ method: item.method, params: item.params as Record<string, unknown> | undefined, outcome }, connection);
     logApi({
       method: item.method.slice(0, 100),
       ...(typeof params?.target === "string" ? { target: params.target.slice(0, 300) } : {}),
