@@ -12,7 +12,7 @@ import type { Config } from "./config.js";
 import { ConsoleStream } from "./events/console-stream.js";
 import { EventTopics } from "./events/event-topics.js";
 import { HttpApi } from "./http/api.js";
-import { log } from "./log.js";
+import { audit, log } from "./log.js";
 import { HubMetrics } from "./metrics.js";
 import { METHODS } from "./methods/index.js";
 import type { MethodDefinition } from "./rpc/method.js";
@@ -223,7 +223,10 @@ function buildServices(config: Config): HubServices {
       matcherOf: (url) => globMatcher(url, { method: "network.route", path: "/url" }),
     });
   const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
-  const notify: DownloadNotice = (clientId, notice) => eventTopics.publish("downloads", clientId, notice);
+  const notify: DownloadNotice = (clientId, notice) => {
+    auditDownload(clientId, notice);
+    eventTopics.publish("downloads", clientId, notice);
+  };
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
   const persistent = new PersistentClients({
     ...{ clients, browser, pool, maxBytes: config.maxPersistedBytes, intervalMs: config.persistIntervalMs },
@@ -346,4 +349,20 @@ async function closeAll(sockets: Set<WebSocket>): Promise<void> {
   await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
   clearTimeout(timer);
   for (const ws of sockets) ws.terminate();
+}
+
+/** A download in audit.log: which client, where from (the origin only: a URL's path and query may carry secrets), how it ended. */
+function auditDownload(clientId: string, notice: Parameters<DownloadNotice>[1]): void {
+  const params = notice.params as { downloadId: string; url?: string; state?: string; bytes?: number; sha256?: string };
+  const from = params.url === undefined ? {} : { origin: originOf(params.url) };
+  const ended = params.state === undefined ? {} : { state: params.state, bytes: params.bytes, sha256: params.sha256 };
+  audit(notice.method, { clientId, downloadId: params.downloadId, ...from, ...ended });
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "(not a URL)";
+  }
 }
