@@ -120,7 +120,7 @@ export class PersistentClients {
   }
 
   async #snapshot(clientId: string, budget: Budget): Promise<string> {
-    const state: StorageState = await exportState(this.#options, clientId, budget);
+    const state: StorageState = await exportState(this.#options, { clientId }, budget);
     const tabs: SavedTab[] = this.#options.clients
       .tabs({ scope: null }, clientId)
       .map((tab) => ({ tabId: parseTarget(tab.target).tabId, url: tab.url, title: tab.title }));
