@@ -5,13 +5,22 @@ import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import type { Browser } from "../cdp/browser.js";
 import type { SessionPool } from "../cdp/session-pool.js";
+import type { IndexedDatabase } from "../protocol/types.js";
 import type { ClientManager } from "./client-manager.js";
 import { readCookies, writeCookies } from "./client-cookies.js";
+import { IndexedDbTooLarge, readIndexedDb, writeIndexedDb } from "./client-indexed-db.js";
 
-/** Playwright's storage state: cookies, and each origin's localStorage. */
+/** Playwright's storage state: cookies, and each origin's localStorage and (where read) IndexedDB databases. */
 export interface StorageState {
   cookies: StateCookie[];
-  origins: { origin: string; localStorage: { name: string; value: string }[] }[];
+  origins: OriginState[];
+}
+
+/** One origin's storage in a storage state. */
+export interface OriginState {
+  origin: string;
+  localStorage: { name: string; value: string }[];
+  indexedDB?: IndexedDatabase[];
 }
 
 /** A cookie as Playwright's storage state writes it. */
@@ -32,10 +41,22 @@ type Services = { clients: ClientManager; browser: Browser; pool: SessionPool };
 
 const CLOSE_TIMEOUT_MS = 2_000;
 const ORIGIN_READ_MS = 1_000;
+// An origin's IndexedDB is read record by record, so it gets longer than its localStorage.
+const INDEXED_DB_READ_MS = 5_000;
 const BLANK_PAGE = Buffer.from("<!doctype html><title></title>").toString("base64");
 
-/** A client's cookies and the localStorage of the origins its tabs show now, as Playwright's storage state. */
-export async function exportState(services: Services, clientId: string, budget: Budget): Promise<StorageState> {
+/** What to export: whose state, and whether each origin's IndexedDB too (at most `maxBytes` of records an origin). */
+export interface ExportRequest {
+  clientId: string;
+  indexedDb?: { maxBytes: number };
+}
+
+/**
+ * A client's cookies and the localStorage (and, if asked, the IndexedDB) of the origins its tabs show now, as
+ * Playwright's storage state; IndexedDbTooLarge when an origin's databases pass the bytes allowed.
+ */
+export async function exportState(services: Services, request: ExportRequest, budget: Budget): Promise<StorageState> {
+  const { clientId } = request;
   const cookies = (await readCookies(services, clientId, budget)).map(stateCookie);
   const byOrigin = new Map<string, string>();
   for (const page of services.browser.pages()) {
@@ -43,30 +64,58 @@ export async function exportState(services: Services, clientId: string, budget: 
     const origin = webOrigin(page.url);
     if (origin !== null && !byOrigin.has(origin)) byOrigin.set(origin, page.tabId);
   }
-  // Each tab is asked at once and given a second at most: a busy or hung tab leaves its origin out, never the call.
+  // Each tab is asked at once: a busy or hung tab leaves its origin out, never the call.
   const read = await Promise.all(
-    [...byOrigin].map(async ([origin, tabId]) => {
-      const each = new Budget(Math.min(ORIGIN_READ_MS, budget.remainingMs()));
-      try {
-        const tab = await services.pool.acquire(tabId, each);
-        return { origin, localStorage: await readLocalStorage(tab, origin, each) };
-      } catch (error) {
-        log.debug("cannot read an origin's localStorage", { origin, error: (error as Error).message });
-        return { origin, localStorage: [] };
-      } finally {
-        each.dispose();
-      }
-    }),
+    [...byOrigin].map(([origin, tabId]) => readOrigin(services, { origin, tabId, indexedDb: request.indexedDb }, budget)),
   );
-  const origins = read.filter((entry) => entry.localStorage.length > 0);
+  const origins = read.filter((entry) => entry.localStorage.length > 0 || (entry.indexedDB?.length ?? 0) > 0);
   return { cookies, origins };
 }
 
+/** An origin's localStorage (a second at most) and IndexedDB (if asked, INDEXED_DB_READ_MS at most), from a tab showing it. */
+async function readOrigin(
+  services: Services,
+  from: { origin: string; tabId: string; indexedDb: ExportRequest["indexedDb"] },
+  budget: Budget,
+): Promise<OriginState> {
+  const { origin, tabId, indexedDb } = from;
+  const entry: OriginState = { origin, localStorage: [] };
+  const each = new Budget(Math.min(ORIGIN_READ_MS, budget.remainingMs()));
+  try {
+    const tab = await services.pool.acquire(tabId, each);
+    entry.localStorage = await readLocalStorage(tab, origin, each);
+  } catch (error) {
+    log.debug("cannot read an origin's localStorage", { origin, error: (error as Error).message });
+  } finally {
+    each.dispose();
+  }
+  if (indexedDb === undefined) return entry;
+  const reading = new Budget(Math.min(INDEXED_DB_READ_MS, budget.remainingMs()));
+  try {
+    const tab = await services.pool.acquire(tabId, reading);
+    const databases = await readIndexedDb(tab, indexedDb.maxBytes, reading);
+    if (databases.length > 0) entry.indexedDB = databases;
+  } catch (error) {
+    if (error instanceof IndexedDbTooLarge) throw error;
+    log.debug("cannot read an origin's IndexedDB", { origin, error: (error as Error).message });
+  } finally {
+    reading.dispose();
+  }
+  return entry;
+}
+
+/** What to import: into whose context, the state, and who hears of a database that cannot be written (else INVALID_PARAMS). */
+export interface ImportRequest {
+  clientId: string;
+  state: StorageState;
+  onIndexedDbFailure?: (failure: { origin: string; database: string; message: string }) => void;
+}
+
 /**
- * Puts a storage state into a client's context: its cookies, and each origin's localStorage written from a blank page
- * of that origin the hub serves itself (the site is never loaded), closed again at once.
+ * Puts a storage state into a client's context: its cookies, and each origin's localStorage and IndexedDB written
+ * from a blank page of that origin the hub serves itself (the site is never loaded), closed again at once.
  */
-export async function importState(services: Services, into: { clientId: string; state: StorageState }, budget: Budget): Promise<void> {
+export async function importState(services: Services, into: ImportRequest, budget: Budget): Promise<void> {
   const { clientId, state } = into;
   const browserContextId = await services.clients.contexts.acquire(clientId, budget);
   const inContext = browserContextId === undefined ? {} : { browserContextId };
@@ -77,13 +126,19 @@ export async function importState(services: Services, into: { clientId: string; 
     }));
     await writeCookies(services.browser, { cookies, context: inContext, what: "the state's cookies" }, budget);
   }
-  for (const { origin, localStorage } of state.origins) {
-    if (localStorage.length === 0) continue;
+  for (const [at, { origin, localStorage, indexedDB = [] }] of state.origins.entries()) {
+    if (localStorage.length === 0 && indexedDB.length === 0) continue;
     await onOriginPage(services, { origin, inContext, budget }, async (tab) => {
       await tab.send("DOMStorage.enable", undefined, { budget });
       const storageId = { securityOrigin: origin, isLocalStorage: true };
       for (const { name, value } of localStorage)
         await tab.send("DOMStorage.setDOMStorageItem", { storageId, key: name, value }, { budget });
+      if (indexedDB.length === 0) return;
+      for (const failed of await writeIndexedDb(tab, { origin, databases: indexedDB }, budget)) {
+        const database = indexedDB[failed.index]?.name ?? "";
+        if (into.onIndexedDbFailure) into.onIndexedDbFailure({ origin, database, message: failed.message });
+        else throw cannotWrite({ origin, database, path: `/state/origins/${at}/indexedDB/${failed.index}` }, failed.message);
+      }
     });
   }
 }
@@ -149,6 +204,12 @@ function webOrigin(url: string): string | null {
   } catch {
     return null;
   }
+}
+
+function cannotWrite(where: { origin: string; database: string; path: string }, reason: string): HubError {
+  const message = `cannot be written (${reason})`;
+  const what = `the IndexedDB database ${JSON.stringify(where.database)} of ${where.origin}`;
+  return new HubError("INVALID_PARAMS", `${what} ${message}`, { errors: [{ path: where.path, message }] });
 }
 
 /** A state document's origin, checked: an http(s) origin and nothing more. */

@@ -5,6 +5,7 @@ import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import { parseTarget } from "../target-id.js";
 import type { ClientManager } from "./client-manager.js";
+import { IndexedDbTooLarge } from "./client-indexed-db.js";
 import { exportState, importState, type StorageState } from "./client-storage.js";
 import { isSavedClient, type SavedClient, type SavedTab } from "./saved-client.js";
 import { ClientRemovedError, type StateStore } from "./state-store.js";
@@ -28,7 +29,7 @@ export interface PersistentClientsOptions {
 
 // A save after a tab opened or closed waits this long, so a burst of changes is one write.
 const SAVE_DEBOUNCE_MS = 1_000;
-// One save (cookies, each origin's localStorage) and one restore get at most this long.
+// One save (cookies, each origin's localStorage and IndexedDB) and one restore get at most this long.
 const SAVE_TIMEOUT_MS = 10_000;
 const RESTORE_TIMEOUT_MS = 30_000;
 // Each restored tab's page gets this long to load before the next one is opened.
@@ -39,7 +40,7 @@ interface Kept {
 }
 
 /**
- * Persistent clients (clients.configure {persistent: true}): each one's cookies, localStorage and open tabs saved in
+ * Persistent clients (clients.configure {persistent: true}): each one's cookies, localStorage, IndexedDB and open tabs saved in
  * its store (DATA_DIR/persistent/<clientId>.json, or Redis in a cluster) on change, on a timer and at shutdown, and
  * put back into a new context when Chrome is connected (the hub started, or the embedded Chrome came back) or when
  * this instance of a cluster takes over a client whose instance is gone: its tabs reopen at their URLs and answer to
@@ -128,15 +129,21 @@ export class PersistentClients {
 
   #checkSize(text: string): void {
     const bytes = Buffer.byteLength(text);
+    if (bytes > this.#options.maxBytes) throw this.#tooLarge(bytes, "");
+  }
+
+  #tooLarge(bytes: number, atLeast: "" | "more than "): HubError {
     const maxBytes = this.#options.maxBytes;
-    if (bytes > maxBytes) {
-      const message = `the client's state takes ${bytes} bytes, more than MAX_PERSISTED_BYTES (${maxBytes}); close tabs or clear storage first`;
-      throw new HubError("OVERLOADED", message, { persistedBytes: bytes, maxBytes });
-    }
+    const message = `the client's state takes ${atLeast}${bytes} bytes, more than MAX_PERSISTED_BYTES (${maxBytes}); close tabs or clear storage first`;
+    return new HubError("OVERLOADED", message, { persistedBytes: bytes, maxBytes });
   }
 
   async #snapshot(clientId: string, budget: Budget): Promise<string> {
-    const state: StorageState = await exportState(this.#options, clientId, budget);
+    // An origin's IndexedDB is read no further than the whole state may go: past it the state cannot be saved anyway.
+    const indexedDb = { maxBytes: this.#options.maxBytes };
+    const state: StorageState = await exportState(this.#options, { clientId, indexedDb }, budget).catch((error: unknown) => {
+      throw error instanceof IndexedDbTooLarge ? this.#tooLarge(error.bytes, "more than ") : error;
+    });
     const tabs: SavedTab[] = this.#options.clients
       .tabs({ scope: null }, clientId)
       .map((tab) => ({ tabId: parseTarget(tab.target).tabId, url: tab.url, title: tab.title }));
@@ -228,7 +235,11 @@ export class PersistentClients {
       const browserContextId = await budget.race(contextId);
       // Until the client is back whole, its tabs are not listed: none under Chrome's new id, no half of them.
       if (browserContextId !== undefined) show = clients.holdWhileRestoring(browserContextId);
-      await importState(this.#options, { clientId, state: saved.state }, budget);
+      // A database that cannot be written back costs the client that database, not its tabs and cookies.
+      const onIndexedDbFailure = (failure: { origin: string; database: string; message: string }): void => {
+        log.warn("cannot restore an IndexedDB database of a persistent client", { clientId, ...failure });
+      };
+      await importState(this.#options, { clientId, state: saved.state, onIndexedDbFailure }, budget);
       for (const tab of saved.tabs) {
         const where = browserContextId === undefined ? {} : { browserContextId };
         const { targetId } = await browser.connection().send("Target.createTarget", { url: "about:blank", ...where }, { budget });

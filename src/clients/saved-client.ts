@@ -7,7 +7,7 @@ export interface SavedTab {
   title: string;
 }
 
-/** A persistent client's saved state (DATA_DIR/persistent/<clientId>.json): its storage and its tabs, in order. */
+/** A persistent client's saved state (DATA_DIR/persistent/<clientId>.json): its storage (IndexedDB too) and its tabs, in order. */
 export interface SavedClient {
   version: 1;
   clientId: string;
@@ -24,7 +24,14 @@ export function isSavedClient(value: unknown): value is SavedClient {
   return (
     tabs.every((tab) => isRecord(tab) && typeof tab.tabId === "string" && typeof tab.url === "string") &&
     state.cookies.every((cookie) => isRecord(cookie) && typeof cookie.name === "string" && typeof cookie.value === "string") &&
-    state.origins.every((origin) => isRecord(origin) && typeof origin.origin === "string" && Array.isArray(origin.localStorage))
+    state.origins.every(
+      // A file written before IndexedDB was saved has none: still this hub's.
+      (origin) =>
+        isRecord(origin) &&
+        typeof origin.origin === "string" &&
+        Array.isArray(origin.localStorage) &&
+        (origin.indexedDB === undefined || Array.isArray(origin.indexedDB)),
+    )
   );
 }
 

@@ -202,14 +202,16 @@ export interface EnvironmentMethodParams {
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
   };
-  /** `state.export`: A client's cookies and localStorage as one JSON document, in Playwright's storage state format. */
+  /** `state.export`: A client's cookies and localStorage (and IndexedDB if asked) as one JSON document, in Playwright's storage state format. */
   "state.export": {
     /** Whose state (default: a scoped token's first client, else DEFAULT_CLIENT_ID). */
     clientId?: ClientId;
+    /** Whether each origin's IndexedDB databases are read too. */
+    indexedDB?: boolean;
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
   };
-  /** `state.import`: Puts a storage state (Playwright's format) into a client's browser context: its cookies and each origin's localStorage. */
+  /** `state.import`: Puts a storage state (Playwright's format) into a client's browser context: its cookies and each origin's localStorage and IndexedDB. */
   "state.import": {
     /** Whose state (default: a scoped token's first client, else DEFAULT_CLIENT_ID). */
     clientId?: ClientId;

@@ -44,7 +44,7 @@ interface MethodDefaults {
   "cookies.get": never;
   "cookies.set": never;
   "cookies.clear": never;
-  "state.export": never;
+  "state.export": "indexedDB";
   "state.import": never;
   "downloads.list": never;
   "downloads.get": never;

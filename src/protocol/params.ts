@@ -8,7 +8,7 @@ import type { Target, ClientId, TimeoutMs } from "./schemas.js";
 export interface MethodParams extends ActionMethodParams, EnvironmentMethodParams {
   /** `ping`: Checks that the hub is alive and answers with its clock. */
   ping: Record<string, never>;
-  /** `clients.configure`: Makes a client persistent (its cookies, storage and open tabs kept across restarts) or not. */
+  /** `clients.configure`: Makes a client persistent (its cookies, storage, IndexedDB and open tabs kept across restarts) or not. */
   "clients.configure": {
     /** Which client (default: a scoped token's first client, else DEFAULT_CLIENT_ID). */
     clientId?: ClientId;

@@ -263,7 +263,7 @@ export interface MethodResults {
   "state.import": {
     /** How many cookies were set. */
     cookies: number;
-    /** How many origins' localStorage were written. */
+    /** How many origins' localStorage or IndexedDB were written. */
     origins: number;
   };
   "downloads.list": {

@@ -190,7 +190,7 @@ export interface Download {
   reason?: string;
 }
 
-/** Playwright's storage state: a browser context's cookies and each origin's localStorage. */
+/** Playwright's storage state: a browser context's cookies and each origin's localStorage (and, where asked for, its IndexedDB). */
 export interface StorageState {
   cookies: {
     name: string;
@@ -209,6 +209,37 @@ export interface StorageState {
     localStorage: {
       name: string;
       value: string;
+    }[];
+    /** The origin's IndexedDB databases: in state.export with indexedDB: true, and in a persistent client's saved state. */
+    indexedDB?: IndexedDatabase[];
+  }[];
+}
+
+/** One IndexedDB database of an origin, as Playwright's storage state writes it: its version, its object stores with their key paths and indexes, and its records as plain JSON. A record whose key or value JSON cannot carry as it is (a Date, a Blob, an ArrayBuffer or typed array, a Map or Set, a BigInt, undefined, NaN or Infinity, an object of a class) is left out when read; Playwright's encoded forms (keyEncoded, valueEncoded) are not written. */
+export interface IndexedDatabase {
+  name: string;
+  version: number;
+  stores: {
+    name: string;
+    autoIncrement: boolean;
+    /** The key path of a store whose keys are in its values; without keyPath and keyPathArray the keys stand apart, in each record's key. */
+    keyPath?: string;
+    /** The key paths, when the store's key path is several. */
+    keyPathArray?: string[];
+    indexes: {
+      name: string;
+      /** The index's key path (one path). */
+      keyPath?: string;
+      /** The index's key paths, when it has several. */
+      keyPathArray?: string[];
+      unique: boolean;
+      multiEntry: boolean;
+    }[];
+    records: {
+      /** The record's key (any JSON), for a store without a key path only; in a store with one the key is in the value. */
+      key?: unknown;
+      /** The record's value (any JSON). A record without one (Playwright's valueEncoded) is not written. */
+      value?: unknown;
     }[];
   }[];
 }

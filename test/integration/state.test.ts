@@ -1,7 +1,8 @@
 import { expect } from "chai";
-import type { Cookie } from "../../src/protocol/types.js";
+import type { Cookie, IndexedDatabase } from "../../src/protocol/types.js";
 import type { Hub } from "../../src/hub.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
+import { READ_SHOP, SHOP_AFTER_JSON, WRITE_SHOP } from "../support/indexed-db.js";
 import { rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
 import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connect, startTestHub } from "../support/test-hub.js";
@@ -12,7 +13,7 @@ const TOKEN_B = "state-token-beta";
 
 interface State {
   cookies: { name: string; value: string; domain: string; httpOnly: boolean; sameSite: string; expires: number }[];
-  origins: { origin: string; localStorage: { name: string; value: string }[] }[];
+  origins: { origin: string; localStorage: { name: string; value: string }[]; indexedDB?: IndexedDatabase[] }[];
 }
 
 describe("cookies.set, cookies.clear, state.export, state.import and pdf, each per client (real hub, real Chromium)", function () {
@@ -130,6 +131,65 @@ describe("cookies.set, cookies.clear, state.export, state.import and pdf, each p
       await full.call("cookies.get", { clientId: "frank" });
       expect(((await full.call("tabs.list", { clientId: "frank" })) as { tabs: unknown[] }).tabs, `round ${round}`).to.deep.equal([]);
     }
+  });
+
+  it("state.export with indexedDB: true and state.import carry an origin's IndexedDB to a new client; a database its stores refuse is INVALID_PARAMS; beta gets none of it", async () => {
+    const tab = await openTab(full, site.url("indexed-db.html"), { clientId: "grace" });
+    expect((await evaluate<{ value: string }>(full, tab.target, WRITE_SHOP)).value).to.equal("written");
+    const origin = new URL(site.url("")).origin;
+    // Without indexedDB the document is as before: the origin has nothing else stored, so it is not there.
+    expect(((await full.call("state.export", { clientId: "grace" })) as State).origins).to.deep.equal([]);
+    const state = (await full.call("state.export", { clientId: "grace", indexedDB: true })) as State;
+    expect(state.origins.map((each) => [each.origin, each.indexedDB?.map((db) => [db.name, db.version])])).to.deep.equal([
+      [origin, [["shop", 3]]],
+    ]);
+    expect((await rpcFailure(beta.call("state.export", { clientId: "grace", indexedDB: true }))).code).to.equal(-32007);
+    await closeTab(full, tab.target);
+
+    expect(await full.call("state.import", { clientId: "heidi", state })).to.deep.equal({ cookies: 0, origins: 1 });
+    const page = await openTab(full, site.url("indexed-db.html"), { clientId: "heidi" });
+    expect((await evaluate<{ value: unknown }>(full, page.target, READ_SHOP)).value).to.deep.equal(SHOP_AFTER_JSON);
+    // A tab that keeps the database open through a versionchange: the import replaces it all the same, closing the
+    // tab's connection, as clearing site data does.
+    const hold = `new Promise((resolve) => {
+      indexedDB.open("shop").onsuccess = (event) => {
+        window.held = event.target.result;
+        window.held.onclose = () => { window.heldClosed = true; };
+        resolve("held");
+      };
+    })`;
+    expect((await evaluate<{ value: string }>(full, page.target, hold)).value).to.equal("held");
+    expect(await full.call("state.import", { clientId: "heidi", state })).to.deep.equal({ cookies: 0, origins: 1 });
+    expect((await evaluate<{ value: boolean }>(full, page.target, "window.heldClosed")).value).to.equal(true);
+    expect((await evaluate<{ value: unknown }>(full, page.target, READ_SHOP)).value).to.deep.equal(SHOP_AFTER_JSON);
+    await closeTab(full, page.target);
+
+    // Two records with one name break the unique index: the database is named, and the client is told what to fix.
+    const database = state.origins[0]?.indexedDB?.[0];
+    const items = database?.stores.find((store) => store.name === "items");
+    const twin = { ...(items?.records[0]?.value as object), id: 9 };
+    const broken = {
+      ...database,
+      stores: database?.stores.map((store) => (store === items ? { ...store, records: [...store.records, { value: twin }] } : store)),
+    };
+    const refused = await rpcFailure(
+      full.call("state.import", {
+        clientId: "heidi",
+        state: { cookies: [], origins: [{ origin, localStorage: [], indexedDB: [broken] }] },
+      }),
+    );
+    expect(refused.code).to.equal(-32602);
+    expect(refused.message).to.include('"shop"').and.include("ConstraintError");
+    expect(refused.data).to.deep.include({
+      errors: [{ path: "/state/origins/0/indexedDB/0", message: refused.message.slice(refused.message.indexOf("cannot")) }],
+    });
+    // Not written whole, it is not made at all: heidi's database of that name is gone, not half there.
+    const after = await openTab(full, site.url("indexed-db.html"), { clientId: "heidi" });
+    expect((await evaluate<{ value: unknown }>(full, after.target, READ_SHOP)).value).to.deep.equal({ listed: [] });
+    await closeTab(full, after.target);
+    const alone = await openTab(beta, site.url("indexed-db.html"));
+    expect((await evaluate<{ value: unknown }>(beta, alone.target, READ_SHOP)).value).to.deep.equal({ listed: [] });
+    await closeTab(beta, alone.target);
   });
 
   it("pdf prints the tab to a PDF that starts with %PDF-; a scoped token gets nothing of another client's tab", async () => {
