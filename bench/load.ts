@@ -17,6 +17,8 @@ export interface HubProcess {
   url: string;
   port: number;
   pid: number;
+  /** `performance.now()` when the child was spawned: start-up figures count from there. */
+  spawnedAt: number;
   /** Node's inspector of the hub process (loopback), when started with `inspect`; the soak reads the heap there. */
   inspectorUrl: string | null;
   child: ChildProcess;
@@ -56,6 +58,7 @@ export async function startHubProcess(options: HubProcessOptions = {}): Promise<
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
+  const spawnedAt = performance.now();
   const stderr: string[] = [];
   let partial = "";
   child.stderr?.on("data", (chunk: Buffer) => {
@@ -79,7 +82,7 @@ export async function startHubProcess(options: HubProcessOptions = {}): Promise<
     // Node prints the inspector's address before it runs the hub, so it is there once the hub listens.
     const inspectorUrl = inspectorUrlIn(stderr.join("\n"));
     if (inspect && !inspectorUrl) throw new Error("the hub's inspector did not say where it listens");
-    return { url, port: Number(new URL(url).port), pid: child.pid ?? 0, inspectorUrl, child, stderr, stop };
+    return { url, port: Number(new URL(url).port), pid: child.pid ?? 0, spawnedAt, inspectorUrl, child, stderr, stop };
   } catch (error) {
     await stop();
     throw error;

@@ -21,6 +21,7 @@ import { asTableRows, LOAD_CONNECTIONS, loadFigures, type LoadFigure } from "./l
 import { mcpFigures } from "./mcp-figure.js";
 import { playwrightFigure } from "./playwright-figure.js";
 import { puppeteerFigure } from "./puppeteer-figure.js";
+import { restoreFigures } from "./restore-figure.js";
 import { resumeFigures } from "./resume-figure.js";
 import { hotPathFigures } from "./hot-path-figure.js";
 import { liveViewFigures } from "./live-view-figure.js";
@@ -81,6 +82,10 @@ function steps(
     [
       "resume: a typed client back after a 2 s cut, and what a resumable session costs",
       () => resumeFigures(context.cdpUrl, context.rounds),
+    ],
+    [
+      "restore: a persistent client with two tabs after a restart, against a fresh client's first tabs.open",
+      () => restoreFigures(context.rounds),
     ],
     ["contexts: what a client's own browser context costs", () => contextFigures(context.cdpUrl, chromePid, context.rounds)],
     [
