@@ -162,6 +162,7 @@ export async function runAction(
   act: (scope: ActionScope) => Promise<void>,
 ): Promise<ActionOutcome> {
   const scope = new ActionScope(tab, context.budget, context.method);
+  const terminationsBefore = tab.terminations;
   try {
     const watch = context.changes === "none" ? null : await ChangeWatch.arm(tab, context.budget);
     if (!watch) return await watchAction(tab, context, () => act(scope));
@@ -170,8 +171,9 @@ export async function runAction(
     if (isContextGone(error)) {
       throw new HubError("PAGE_NAVIGATED", `the page navigated or reloaded during ${context.method}; take a new snapshot and act again`);
     }
-    // The hub stopped the page's script for another call's runaway one, and the action's own page function with it.
-    if (wasTerminated(error, false)) throw stoppedForAnotherCall(context.method);
+    // The hub stopped the page's script for another call's runaway one, and the action's own page function with it
+    // (an awaited one answers Chrome's "Internal error": it counts when the hub stopped a script on the tab meanwhile).
+    if (wasTerminated(error, tab.terminations > terminationsBefore)) throw stoppedForAnotherCall(context.method);
     throw error;
   } finally {
     releaseObjects(scope);
