@@ -12,7 +12,7 @@ import type { Config } from "./config.js";
 import { ConsoleStream } from "./events/console-stream.js";
 import { EventTopics } from "./events/event-topics.js";
 import { HttpApi } from "./http/api.js";
-import { audit, log } from "./log.js";
+import { log } from "./log.js";
 import { HubMetrics } from "./metrics.js";
 import { METHODS } from "./methods/index.js";
 import type { MethodDefinition } from "./rpc/method.js";
@@ -44,6 +44,7 @@ import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
 import { PersistentClients } from "./clients/persistent-clients.js";
 import { FileStates, NoStates } from "./clients/state-store.js";
+import { auditDownload } from "./clients/download-audit.js";
 import { globMatcher } from "./runtime/url-matcher.js";
 import { ClientDownloads, type DownloadNotice } from "./clients/client-downloads.js";
 import { hubTools } from "./mcp/tools.js";
@@ -349,20 +350,4 @@ async function closeAll(sockets: Set<WebSocket>): Promise<void> {
   await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
   clearTimeout(timer);
   for (const ws of sockets) ws.terminate();
-}
-
-/** A download in audit.log: which client, where from (the origin only: a URL's path and query may carry secrets), how it ended. */
-function auditDownload(clientId: string, notice: Parameters<DownloadNotice>[1]): void {
-  const params = notice.params as { downloadId: string; url?: string; state?: string; bytes?: number; sha256?: string };
-  const from = params.url === undefined ? {} : { origin: originOf(params.url) };
-  const ended = params.state === undefined ? {} : { state: params.state, bytes: params.bytes, sha256: params.sha256 };
-  audit(notice.method, { clientId, downloadId: params.downloadId, ...from, ...ended });
-}
-
-function originOf(url: string): string {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return "(not a URL)";
-  }
 }

@@ -197,7 +197,8 @@ function stateCookie(cookie: Protocol.Network.Cookie): StateCookie {
 }
 
 /** The origin of an http(s) page; null for about:, data: and the like, which keep no localStorage of their own. */
-function webOrigin(url: string): string | null {
+/** The http(s) origin of a URL, or null for any other URL (data:, blob:, about:) or text that is not one. */
+export function webOrigin(url: string): string | null {
   try {
     const parsed = new URL(url);
     return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed.origin : null;
