@@ -71,7 +71,9 @@ export class HubDrain {
   async run(cutShort?: AbortSignal): Promise<DrainOutcome> {
     const deadline = this.gate.begin(this.#timeoutMs);
     log.info("draining", { calls: this.gate.running, connections: this.#peers.size, timeoutMs: this.#timeoutMs });
-    for (const peer of this.#peers) this.#tell(peer);
+    // One announcement for every peer: the same deadline and the same time left, whatever the time it takes to send.
+    const toldAt = Date.now();
+    for (const peer of this.#peers) this.#tell(peer, toldAt);
     await this.#idleWithin(deadline - Date.now(), cutShort);
     const unfinished = this.gate.running;
     if (unfinished > 0) {
@@ -84,9 +86,9 @@ export class HubDrain {
     return { unfinished, cutShort: cutShort?.aborted ?? false };
   }
 
-  #tell(peer: RpcPeer<unknown>): void {
-    const deadline = this.gate.deadline ?? Date.now();
-    peer.notify("hub.draining", { deadline, timeoutMs: Math.max(0, deadline - Date.now()) });
+  #tell(peer: RpcPeer<unknown>, now = Date.now()): void {
+    const deadline = this.gate.deadline ?? now;
+    peer.notify("hub.draining", { deadline, timeoutMs: Math.max(0, deadline - now) });
   }
 
   /** Resolves when no call runs, after `ms`, or when `abort` fires, whichever comes first. */
