@@ -115,6 +115,8 @@ export async function startHub(config: Config): Promise<Hub> {
   // Old eval-server deployments served the HTTP API on a port of its own.
   const apiServer = config.apiPort === null ? null : http.createServer(routeApiRequests(api, drain));
   const resumes = new ResumeRegistry(config.resume);
+  // Cluster (Redis): a dropped session can be resumed through any instance; its frames run on the one that keeps it.
+  cluster?.serveSessions({ router, resumes });
   acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId, drain, resumes });
   if (policy.isWideOpen("orchestrator"))
     log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");

@@ -24,6 +24,8 @@ import { ClusterRegistry } from "./registry.js";
 import { RemoteView } from "./remote-view.js";
 import { StateSealer } from "./sealed-state.js";
 import { SerialRunner } from "./serial-runner.js";
+import { ClusterSessions } from "./cluster-sessions.js";
+import type { SessionServing } from "./session-hosts.js";
 
 type Method = MethodDefinition<HubServices>;
 
@@ -65,6 +67,7 @@ export class Cluster implements ClusterView {
   #events: ClusterEvents;
   #view: RemoteView;
   #states: RedisStates;
+  #sessions: ClusterSessions;
   #sync = new SerialRunner(
     () => this.#syncOnce(),
     (error) => this.#syncFailed(error),
@@ -110,6 +113,8 @@ export class Cluster implements ClusterView {
     const sealer = new StateSealer(config.clusterSecret);
     this.#states = new RedisStates({ link: this.#link, registry: this.#registry, sealer, timeoutMs: this.#redisTimeoutMs() });
     services.persistent.useStore(this.#states);
+    const sessionOptions = { link: this.#link, registry: this.#registry, windowMs: config.resume.windowMs };
+    this.#sessions = new ClusterSessions({ ...sessionOptions, timeoutMs: this.#redisTimeoutMs() });
     this.#view = new RemoteView(this.#registry);
     this.#viewRead = new SerialRunner(
       () => this.#view.refresh(this.#redisTimeoutMs()),
@@ -154,6 +159,11 @@ export class Cluster implements ClusterView {
     void this.#sync.request();
   }
 
+  /** Lets a session dropped here be resumed through another instance, and one kept elsewhere be resumed here. */
+  serveSessions(serving: SessionServing): void {
+    this.#sessions.serve(serving);
+  }
+
   async tabs(caller: Caller, clientId: string | undefined, budget: Budget): Promise<TabEntry[]> {
     const local = this.#services.clients.tabs(caller, clientId);
     await within(this.#viewRead.request(), Math.min(REDIS_WAIT_MS, budget.remainingMs()));
@@ -174,6 +184,7 @@ export class Cluster implements ClusterView {
   async leave(): Promise<void> {
     clearInterval(this.#timer);
     this.#events.stop();
+    this.#sessions.closeAll();
     this.#calls.closeAll();
     this.#forwarder.failAll();
     await this.#registry
@@ -263,6 +274,11 @@ export class Cluster implements ClusterView {
       case "event":
         if (message.from !== this.instanceId) this.#onRemoteEvent(message);
         return;
+      case "resume":
+      case "resumed":
+      case "frame":
+      case "untunnel":
+        return this.#sessions.onMessage(message);
     }
   }
 
@@ -283,11 +299,12 @@ export class Cluster implements ClusterView {
       await this.#viewRead.request();
       await this.#adoptOrphans();
       if (Date.now() < this.#watchdogFrom) return;
-      const watched = [...new Set([...this.#forwarder.owners(), ...this.#calls.callers()])];
+      const watched = [...new Set([...this.#forwarder.owners(), ...this.#calls.callers(), ...this.#sessions.instances()])];
       const alive = await this.#registry.listening(watched, this.#redisTimeoutMs()).catch(() => null);
       for (const instance of alive ? watched.filter((id) => !alive.has(id)) : []) {
         this.#forwarder.ownerGone(instance);
         this.#calls.callerGone(instance);
+        this.#sessions.instanceGone(instance);
       }
     } finally {
       this.#ticking = false;

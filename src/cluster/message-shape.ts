@@ -8,7 +8,11 @@ import type {
   ClusterMessage,
   EventMessage,
   EvictMessage,
+  FrameMessage,
   NotifyMessage,
+  ResumedMessage,
+  ResumeMessage,
+  UntunnelMessage,
 } from "./messages.js";
 
 /**
@@ -25,6 +29,8 @@ const MAX_CONN_CHARS = 256;
 const MAX_PEER_CHARS = 512;
 const MAX_METHOD_CHARS = 100;
 const MAX_TARGET_CHARS = 300;
+// A WebSocket close reason is at most 123 bytes.
+const MAX_CLOSE_REASON_CHARS = 123;
 const EPOCH = /^\d{1,20}$/;
 
 /** Parses a verified body into a cluster message: JSON, then depth, then the fields of its type; null when any fails. */
@@ -66,6 +72,21 @@ function shaped(value: Fields): ClusterMessage | null {
         : null;
     case "event":
       return event(value);
+    case "resume":
+      return resume(value);
+    case "resumed":
+      return isText(value.id, MAX_ID_CHARS) && isInstance(value.from) && typeof value.answer === "string"
+        ? ({ type: "resumed", id: value.id, from: value.from, answer: value.answer } satisfies ResumedMessage)
+        : null;
+    case "frame":
+      return (value.direction === "up" || value.direction === "down") &&
+        isInstance(value.from) &&
+        isText(value.conn, MAX_CONN_CHARS) &&
+        typeof value.text === "string"
+        ? ({ type: "frame", direction: value.direction, from: value.from, conn: value.conn, text: value.text } satisfies FrameMessage)
+        : null;
+    case "untunnel":
+      return untunnel(value);
     default:
       return null;
   }
@@ -76,6 +97,21 @@ function call(value: Fields): CallMessage | null {
   if (!isText(id, MAX_ID_CHARS) || !isInstance(from) || !isText(conn, MAX_CONN_CHARS) || !isText(peer, MAX_PEER_CHARS)) return null;
   if (!isText(method, MAX_METHOD_CHARS) || !isRecord(params) || !isScope(scope)) return null;
   return { type: "call", id, from, conn, scope, peer, method, params };
+}
+
+function resume(value: Fields): ResumeMessage | null {
+  const { id, from, conn, binding, session, lastSeq } = value;
+  if (!isText(id, MAX_ID_CHARS) || !isInstance(from) || !isText(conn, MAX_CONN_CHARS) || !isText(binding, MAX_ID_CHARS)) return null;
+  if (!isText(session, MAX_ID_CHARS) || !Number.isSafeInteger(lastSeq) || (lastSeq as number) < 0) return null;
+  return { type: "resume", id, from, conn, binding, session, lastSeq: lastSeq as number };
+}
+
+function untunnel(value: Fields): UntunnelMessage | null {
+  const { from, conn, dropped, code, reason } = value;
+  if (!isInstance(from) || !isText(conn, MAX_CONN_CHARS) || typeof dropped !== "boolean") return null;
+  const closeCode = Number.isInteger(code) && (code as number) >= 1000 && (code as number) <= 4999 ? { code: code as number } : {};
+  const closeReason = isText(reason, MAX_CLOSE_REASON_CHARS) ? { reason } : {};
+  return { type: "untunnel", from, conn, dropped, ...closeCode, ...closeReason };
 }
 
 function event(value: Fields): EventMessage | null {

@@ -26,6 +26,8 @@ export const keys = {
   state: (clientId: string): string => `${PREFIX}state:${clientId}`,
   /** String with a TTL: the client was made not persistent (the instance that kept it stops at its next save). */
   removed: (clientId: string): string => `${PREFIX}removed:${clientId}`,
+  /** String with a TTL: a dropped resumable /rpc session, where it lives and what it had (JSON, see session-records.ts). */
+  session: (sessionId: string): string => `${PREFIX}session:${sessionId}`,
 } as const;
 
 /** A request forwarded to the instance that owns its target. */
@@ -91,8 +93,63 @@ export interface EventMessage {
   params: Record<string, unknown>;
 }
 
+/** A caller's new connection asks the instance that keeps a dropped session to give it the session (session.resume). */
+export interface ResumeMessage {
+  type: "resume";
+  id: string;
+  from: string;
+  /** The new connection, as its instance names the tunnel. */
+  conn: string;
+  /** The grant of the caller's token: only the grant that made the session may take it. */
+  binding: string;
+  session: string;
+  lastSeq: number;
+}
+
+/** The keeper's answer to a resume: the session.resume result as JSON. */
+export interface ResumedMessage {
+  type: "resumed";
+  id: string;
+  from: string;
+  answer: string;
+}
+
+/**
+ * One WebSocket frame of a tunnel: `up` from the caller's socket to the session on its keeper, `down` from the session
+ * to the socket, already numbered (notifications) or answered.
+ */
+export interface FrameMessage {
+  type: "frame";
+  direction: "up" | "down";
+  from: string;
+  conn: string;
+  text: string;
+}
+
+/** A tunnel ends: `dropped` when the caller's socket dropped (the session is kept for a resume again), else it closed. */
+export interface UntunnelMessage {
+  type: "untunnel";
+  from: string;
+  conn: string;
+  /** The socket dropped (keep the session), or closed (end it); from the keeper, a WebSocket close code to close it with. */
+  dropped: boolean;
+  code?: number;
+  reason?: string;
+}
+
 /** Anything sent between instances. */
-export type ClusterMessage = CallMessage | CancelMessage | AnswerMessage | NotifyMessage | ClosedMessage | EvictMessage | EventMessage;
+export type ClusterMessage =
+  | CallMessage
+  | CancelMessage
+  | AnswerMessage
+  | NotifyMessage
+  | ClosedMessage
+  | EvictMessage
+  | EventMessage
+  | ResumeMessage
+  | ResumedMessage
+  | FrameMessage
+  | UntunnelMessage;
 
 /** A new call id: 128 random bits, so an answer cannot be forged for a call whose id was guessed. */
 export function newCallId(): string {

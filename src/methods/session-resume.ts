@@ -5,5 +5,5 @@ export const sessionResume = defineMethod("session.resume", { runs: "here", read
   const { resume } = call.connection;
   // Agents, the HTTP API and MCP have no session to take one over with: they get nothing, whatever they name.
   if (!resume) return Promise.resolve({ resumed: false, session: "", reason: "unsupported" as const, lost: { calls: [] } });
-  return Promise.resolve(resume(params.session, params.lastSeq));
+  return Promise.resolve(resume(params.session, params.lastSeq, call.budget));
 });

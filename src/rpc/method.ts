@@ -23,7 +23,7 @@ export interface ConnectionState {
   /** Holds a call until the connection may act again (an agent an operator paused), within the call's budget; undefined when it may now. */
   gate?: (budget: Budget) => Promise<void> | undefined;
   /** /rpc connections that asked for resume: takes over the dropped session `session` if the caller may (session.resume). */
-  resume?: (session: string, lastSeq: number) => ResumeAnswer;
+  resume?: (session: string, lastSeq: number, budget: Budget) => ResumeAnswer | Promise<ResumeAnswer>;
 }
 
 /** The answer of session.resume. */

@@ -1,12 +1,31 @@
+import type { Budget } from "../budget.js";
 import { log } from "../log.js";
 import type { ResumeAnswer } from "../rpc/method.js";
 import type { ReplayLimits } from "./resume-buffer.js";
-import { PeerSession } from "./resume-session.js";
+import { PeerSession, type SessionSink } from "./resume-session.js";
 
 /** The resume settings: RESUME_WINDOW_MS (0: off), the buffer's bounds, and how many dropped sessions are kept. */
 export interface ResumeSettings extends ReplayLimits {
   windowMs: number;
   maxSessions: number;
+}
+
+/** A session dropped here, as the cluster records it for a resume through another instance. */
+export interface AwaySession {
+  id: string;
+  binding: string;
+  lastSeq: number;
+  calls: (string | number)[];
+}
+
+/** A cluster (Redis): where word of dropped sessions is kept, and the sessions other instances keep are found. */
+export interface ResumeElsewhere {
+  /** A session dropped here and is kept for the window. */
+  away(session: AwaySession): void;
+  /** A session here ended for good (its connection closed): no resume will find it. */
+  gone(id: string): void;
+  /** Gives `sink` a session another instance keeps; null when no instance keeps one for this caller. */
+  resume(wanted: { id: string; lastSeq: number; binding: string }, sink: SessionSink, budget: Budget): Promise<ResumeAnswer | null>;
 }
 
 /** What is remembered of a session that ended while away, so that its owner learns what it lost. */
@@ -26,6 +45,7 @@ export class ResumeRegistry {
   // Away sessions in the order they dropped, with their expiry timers.
   #away = new Map<string, NodeJS.Timeout>();
   #ended = new Map<string, Ended>();
+  #elsewhere: ResumeElsewhere | null = null;
 
   constructor(settings: ResumeSettings) {
     this.#settings = settings;
@@ -41,10 +61,19 @@ export class ResumeRegistry {
     return this.#settings.windowMs;
   }
 
+  /** In a cluster: dropped sessions are recorded in Redis, and one this hub does not keep is looked for on the others. */
+  useCluster(elsewhere: ResumeElsewhere): void {
+    this.#elsewhere = elsewhere;
+  }
+
   /** A new session of a connection that asked for resume; `binding` names the grant that made it. */
   open(options: { id: string; scope: ReadonlySet<string> | null; peer: string; binding: string; who?: string }): PeerSession {
     // The settings are the buffer's limits too (ResumeSettings extends ReplayLimits): no copy per connection.
-    const session = new PeerSession({ ...options, replay: this.#settings, resume: (caller, wanted) => this.#resume(caller, wanted) });
+    const session = new PeerSession({
+      ...options,
+      replay: this.#settings,
+      resume: (caller, wanted, budget) => this.#resume(caller, wanted, budget),
+    });
     this.#sessions.set(session.id, session);
     return session;
   }
@@ -65,12 +94,14 @@ export class ResumeRegistry {
       const oldest = this.#sessions.get(id);
       if (oldest) this.#end(oldest, "too many dropped connections are kept (RESUME_MAX_SESSIONS)");
     }
+    if (!session.isReleased) this.#elsewhere?.away({ ...this.#lostOf(session), lastSeq: session.lastSeq });
   }
 
   /** Ends a session now (its connection closed cleanly, or was closed by the hub). */
   close(session: PeerSession, why: string): void {
     this.#forget(session);
     session.release(why);
+    this.#elsewhere?.gone(session.id);
   }
 
   /** Ends every session, for the hub's shutdown. */
@@ -79,43 +110,57 @@ export class ResumeRegistry {
     this.#ended.clear();
   }
 
-  #resume(caller: PeerSession, wanted: { id: string; lastSeq: number }): ResumeAnswer {
+  /**
+   * Gives `sink` the session `wanted` if it is kept here for `binding` and still holds what came after `lastSeq`; a
+   * failed answer's `session` is left empty for the caller to fill in with its own. For callers here and, in a
+   * cluster, for a caller's socket on another instance (its frames then travel through Redis).
+   */
+  takeOver(binding: string, wanted: { id: string; lastSeq: number }, sink: SessionSink): ResumeAnswer {
     const session = this.#sessions.get(wanted.id);
     // Another caller's session is answered exactly as one that does not exist: an id is not a credential.
-    if (!session || session === caller || session.binding !== caller.binding || wanted.lastSeq > session.lastSeq) {
+    if (!session || session.sink === sink || session.binding !== binding || wanted.lastSeq > session.lastSeq) {
       const ended = this.#ended.get(wanted.id);
-      if (!ended || ended.binding !== caller.binding) return { resumed: false, session: caller.id, reason: "unknown", lost: { calls: [] } };
+      if (!ended || ended.binding !== binding) return { resumed: false, session: "", reason: "unknown", lost: { calls: [] } };
       this.#ended.delete(wanted.id);
-      return { resumed: false, session: caller.id, reason: "expired", lost: lostOf(wanted.lastSeq, ended) };
+      return { resumed: false, session: "", reason: "expired", lost: lostOf(wanted.lastSeq, ended) };
     }
     if (!session.keepsAfter(wanted.lastSeq)) {
       const lost = { fromSeq: wanted.lastSeq + 1, toSeq: session.firstKeptSeq - 1, calls: session.lostCalls().slice(0, LOST_CALLS_MAX) };
       this.close(session, "the connection dropped and its notifications overflowed the resume buffer");
-      return { resumed: false, session: caller.id, reason: "overflowed", lost };
+      return { resumed: false, session: "", reason: "overflowed", lost };
     }
-    return this.#takeOver(caller, session, wanted.lastSeq);
-  }
-
-  /** Moves the caller's socket onto `session`; a socket the session still had (half-open) is closed. */
-  #takeOver(caller: PeerSession, session: PeerSession, lastSeq: number): ResumeAnswer {
-    const sink = caller.sink;
-    if (!sink) return { resumed: false, session: caller.id, reason: "unsupported", lost: { calls: [] } };
     clearTimeout(this.#away.get(session.id));
     this.#away.delete(session.id);
     const previous = session.sink;
     session.detach();
     previous?.close(4000, "the session was resumed on another connection");
     sink.adopt(session);
-    // The caller's own session ends, but a call it runs (this one) still answers, on the same socket.
-    this.#forget(caller);
-    caller.release("the connection resumed another session", { keepCalls: true });
-    const { replayed, answered } = session.attach(sink, lastSeq);
+    const { replayed, answered } = session.attach(sink, wanted.lastSeq);
     log.info("session resumed", { session: session.id, replayed, answered });
     return { resumed: true, session: session.id, replayed, answered };
   }
 
+  // session.resume: a session kept here, else (in a cluster) one another instance keeps.
+  #resume(caller: PeerSession, wanted: { id: string; lastSeq: number }, budget: Budget): ResumeAnswer | Promise<ResumeAnswer> {
+    const sink = caller.sink;
+    if (!sink) return { resumed: false, session: caller.id, reason: "unsupported", lost: { calls: [] } };
+    const here = this.takeOver(caller.binding, wanted, sink);
+    if (here.reason !== "unknown" || !this.#elsewhere) return this.#answer(caller, here);
+    return this.#elsewhere
+      .resume({ ...wanted, binding: caller.binding }, sink, budget)
+      .then((there) => this.#answer(caller, there ?? here));
+  }
+
+  // A caller that took another session over ends its own; a call it runs (session.resume) still answers, on its socket.
+  #answer(caller: PeerSession, answer: ResumeAnswer): ResumeAnswer {
+    if (!answer.resumed) return { ...answer, session: caller.id };
+    this.#forget(caller);
+    caller.release("the connection resumed another session", { keepCalls: true });
+    return answer;
+  }
+
   #end(session: PeerSession, why: string): void {
-    const calls = session.lostCalls().slice(0, LOST_CALLS_MAX);
+    const { calls } = this.#lostOf(session);
     this.#forget(session);
     session.release(why);
     this.#ended.set(session.id, { binding: session.binding, lastSeq: session.lastSeq, calls });
@@ -124,6 +169,10 @@ export class ResumeRegistry {
       if (this.#ended.size <= this.#settings.maxSessions) break;
       this.#ended.delete(id);
     }
+  }
+
+  #lostOf(session: PeerSession): { id: string; binding: string; calls: (string | number)[] } {
+    return { id: session.id, binding: session.binding, calls: session.lostCalls().slice(0, LOST_CALLS_MAX) };
   }
 
   #forget(session: PeerSession): void {

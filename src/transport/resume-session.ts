@@ -1,4 +1,5 @@
 import { setMaxListeners } from "node:events";
+import type { Budget } from "../budget.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import type { JsonRpcId } from "../rpc/envelope.js";
@@ -13,7 +14,17 @@ export interface SessionSink {
   bufferedBytes(): number;
   /** Makes `session` the peer's from now on: its next frames run in it (a resume). */
   adopt(session: PeerSession): void;
+  /** Makes the peer a tunnel (a resume of a session another hub instance keeps): its frames go to `tunnel`. */
+  relay(tunnel: SessionTunnel): void;
   close(code: number, reason: string): void;
+}
+
+/** Where a socket's frames go when its session lives on another hub instance. */
+export interface SessionTunnel {
+  /** One frame the socket received, as text. */
+  send(text: string): void;
+  /** The socket closed: `dropped` when it dropped (any close but 1000 and 1001), so the session is kept again. */
+  closed(dropped: boolean): void;
 }
 
 /** What a session is made with: who made it, and for a resumable one its buffer limits. */
@@ -28,7 +39,7 @@ export interface PeerSessionOptions {
   /** Absent for a session that cannot be resumed: it keeps nothing. */
   replay?: ReplayLimits;
   /** Set by the registry: takes over a dropped session for this one. */
-  resume?: (session: PeerSession, wanted: { id: string; lastSeq: number }) => ResumeAnswer;
+  resume?: (session: PeerSession, wanted: { id: string; lastSeq: number }, budget: Budget) => ResumeAnswer | Promise<ResumeAnswer>;
 }
 
 /**
@@ -61,7 +72,7 @@ export class PeerSession {
       notify: (method, params) => this.notify(method, params),
       // Away, a live view has nobody to draw for: it skips frames as for a reader far behind.
       bufferedBytes: () => this.#sink?.bufferedBytes() ?? Number.MAX_SAFE_INTEGER,
-      ...(resume ? { resume: (id: string, lastSeq: number) => resume(this, { id, lastSeq }) } : {}),
+      ...(resume ? { resume: (id: string, lastSeq: number, budget: Budget) => resume(this, { id, lastSeq }, budget) } : {}),
     };
   }
 

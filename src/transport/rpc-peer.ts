@@ -5,7 +5,7 @@ import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import { TickCork } from "../tick-cork.js";
 import type { ResumeRegistry } from "./resume-registry.js";
-import { PeerSession, type SessionSink } from "./resume-session.js";
+import { PeerSession, type SessionSink, type SessionTunnel } from "./resume-session.js";
 
 // How often a peer whose reading is paused is checked for room again.
 const DRAIN_POLL_MS = 20;
@@ -41,6 +41,8 @@ export class RpcPeer<S> {
   #session: PeerSession;
   #sink: SessionSink;
   #gone = false;
+  // Set once the connection resumed a session another hub instance keeps: its frames go there, as they are.
+  #tunnel: SessionTunnel | null = null;
   /** Set while the peer's frames are not read because it does not read the hub's: polls for room. */
   #drainTimer: NodeJS.Timeout | null = null;
 
@@ -59,6 +61,8 @@ export class RpcPeer<S> {
       isOverHighWater: () => this.#isOverHighWater(),
       bufferedBytes: () => ws.bufferedAmount,
       adopt: (session) => (this.#session = session),
+      // A socket that closed while its resume travelled lets the session go back to being kept.
+      relay: (tunnel) => (this.#gone ? tunnel.closed(true) : (this.#tunnel = tunnel)),
       close: (code, reason) => this.close(code, reason),
     };
     this.#session.attach(this.#sink);
@@ -91,6 +95,7 @@ export class RpcPeer<S> {
 
   // With the default binaryType every frame arrives as one Buffer; binary frames are read as UTF-8 JSON too.
   #onMessage(data: Buffer): void {
+    if (this.#tunnel) return this.#gone ? undefined : this.#tunnel.send(data.toString("utf8"));
     // A connection the hub has let go (closing, or dropped as a slow reader) gets no answers: its frames run nothing.
     if (this.#gone || this.#session.isReleased || this.#session.sink !== this.#sink) return;
     if (this.#options.admit && !this.#options.admit(data.length)) return;
@@ -179,6 +184,11 @@ export class RpcPeer<S> {
 
   #onClose(code: number): void {
     this.#stopHoldingBack();
+    if (this.#tunnel) {
+      this.#tunnel.closed(!this.#gone && !LEAVING_CODES.has(code));
+      this.#gone = true;
+      return void log.info("rpc connection closed", { connection: this.state.id, code, tunnel: true });
+    }
     const dropped = !this.#gone && !LEAVING_CODES.has(code) && this.#session.sink === this.#sink;
     const resumes = this.#options.resumable?.resumes;
     if (dropped && resumes && this.#session.isResumable) {

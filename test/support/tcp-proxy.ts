@@ -8,11 +8,14 @@ export interface TcpProxy {
   lastConnectedAt(): number;
   /** Drops every connection through it and refuses new ones (reset) for `ms`; resolves when it takes them again. */
   cut(ms: number): Promise<void>;
+  /** Sends the connections it takes from now on to another port (a load balancer that picks another instance). */
+  retarget(port: number): void;
   close(): Promise<void>;
 }
 
 /** Starts a proxy to `port` on loopback. */
-export async function startTcpProxy(port: number): Promise<TcpProxy> {
+export async function startTcpProxy(firstPort: number): Promise<TcpProxy> {
+  let port = firstPort;
   const pairs = new Set<net.Socket>();
   let isCut = false;
   let connectedAt = Number.NaN;
@@ -45,6 +48,9 @@ export async function startTcpProxy(port: number): Promise<TcpProxy> {
           resolve();
         }, ms),
       );
+    },
+    retarget(next) {
+      port = next;
     },
     close() {
       for (const socket of pairs) socket.destroy();

@@ -29,6 +29,12 @@ describe("parseClusterMessage: JSON, depth, then the fields of each type", () =>
       { type: "closed", from: "one", conn: "c-1" },
       { type: "evict", target: "worker:default", epoch: "1700000000000000" },
       { type: "event", from: "two", topic: "tabs", clientId: "team", method: "tab.opened", params: { target: "team:ABC" } },
+      { type: "resume", id: "x", from: "two", conn: "t-1", binding: "token-0", session: "s-1", lastSeq: 12 },
+      { type: "resumed", id: "x", from: "one", answer: '{"resumed":true}' },
+      { type: "frame", direction: "up", from: "two", conn: "t-1", text: "{not json" },
+      { type: "frame", direction: "down", from: "one", conn: "t-1", text: '{"jsonrpc":"2.0","method":"console.message"}' },
+      { type: "untunnel", from: "two", conn: "t-1", dropped: true },
+      { type: "untunnel", from: "one", conn: "t-1", dropped: false, code: 4000, reason: "resumed elsewhere" },
     ];
     for (const message of messages) expect(parseClusterMessage(JSON.stringify(message)), message.type).to.deep.equal(message);
   });
@@ -60,6 +66,12 @@ describe("parseClusterMessage: JSON, depth, then the fields of each type", () =>
       JSON.stringify({ type: "answer", id: "x", from: "two", response: { result: {} } }),
       JSON.stringify({ type: "evict", target: "w:d", epoch: "soon" }),
       JSON.stringify({ type: "event", from: "two", topic: "secrets", clientId: "team", method: "tab.opened", params: {} }),
+      JSON.stringify({ type: "resume", id: "x", from: "two", conn: "t-1", binding: "token-0", session: "s-1", lastSeq: -1 }),
+      JSON.stringify({ type: "resume", id: "x", from: "two", conn: "t-1", binding: "token-0", session: "s-1", lastSeq: "12" }),
+      JSON.stringify({ type: "resume", id: "x", from: "two", conn: "t-1", session: "s-1", lastSeq: 1 }),
+      JSON.stringify({ type: "frame", direction: "sideways", from: "two", conn: "t-1", text: "{}" }),
+      JSON.stringify({ type: "frame", direction: "up", from: "two", conn: "t-1", text: { method: "ping" } }),
+      JSON.stringify({ type: "untunnel", from: "two", conn: "t-1", dropped: "yes" }),
     ];
     for (const text of refused) expect(parseClusterMessage(text), text.slice(0, 80)).to.equal(null);
   });
