@@ -12,6 +12,7 @@ const BASICS = [
   "deadline-queue.ts",
   "errors.ts",
   "audit-chain.ts",
+  "egress-rules.ts",
   "ids.ts",
   "log.ts",
   "log-file.ts",

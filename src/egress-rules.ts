@@ -1,0 +1,24 @@
+/**
+ * The shape of an egress policy (issue 35): where a client's browser context may connect. Read from ACCESS_FILE for
+ * a token's clients and from `clients.configure {policy}` for one client; a request must pass every policy that
+ * applies to its client, so a client can narrow its token's policy and never widen it.
+ */
+export interface EgressRules {
+  /** Hosts the context may reach: exact names or `*.example.com` (the name itself and every subdomain); absent: any. */
+  allow?: readonly string[];
+  /** Hosts it may never reach, same forms; a block wins over an allow. */
+  block?: readonly string[];
+  /** Ports it may reach; absent: any. */
+  ports?: readonly number[];
+  /** Schemes it may use (`http`, `https`, `ws`, `wss`); absent: any. */
+  schemes?: readonly string[];
+  /** Refuse loopback, link-local and private addresses after DNS resolution unless `allow` names that very host; default true. */
+  blockPrivateNetworks?: boolean;
+}
+
+/** A named policy of ACCESS_FILE: egress rules and an upstream proxy the client's traffic leaves through. */
+export interface ClientPolicy {
+  egress?: EgressRules;
+  /** `http://user:pass@host:port`: chained behind the policy proxy. */
+  upstreamProxy?: string;
+}
