@@ -5,6 +5,8 @@ import path from "node:path";
 import { startRedisServer } from "../test/support/redis-server.js";
 import { answered, compareLatency, type BenchContext } from "./compare.js";
 import type { Figure } from "./figure.js";
+import { resumeAfterCut } from "./resume-figure.js";
+import { median } from "./stats.js";
 import { WsCaller } from "./ws-caller.js";
 
 const START_TIMEOUT_MS = 60_000;
@@ -21,7 +23,7 @@ interface Instance {
  * call through instance A itself: two `tabwire serve` processes, each with its own embedded Chromium, and a
  * redis-server of their own. The extra latency of forwarding is the difference, printed on stderr too.
  */
-export async function clusterFigure(context: BenchContext, root: string): Promise<Figure> {
+export async function clusterFigures(context: BenchContext, root: string): Promise<Figure[]> {
   const redis = await startRedisServer();
   const instances: Instance[] = [];
   const callers: WsCaller[] = [];
@@ -45,18 +47,44 @@ export async function clusterFigure(context: BenchContext, root: string): Promis
     process.stderr.write(
       `bench: a forwarded evaluate adds ${(result.hub - result.alternative).toFixed(3)} ms (median ${result.hub.toFixed(3)} ms vs ${result.alternative.toFixed(3)} ms on the owner)\n`,
     );
-    return {
+    const forwarded: Figure = {
       name: 'evaluate("1+1") through another instance, forwarded over Redis / the same call on the instance that owns the tab',
       label: "cluster: forwarded vs local evaluate",
       unit: "ms",
       goal: "(report)",
       ...result,
     };
+    return [forwarded, await resumeElsewhereFigure(instances, context.rounds)];
   } finally {
     await Promise.all(callers.map((caller) => caller.close()));
     await Promise.all(instances.map(stopInstance));
     await redis.stop();
   }
+}
+
+/**
+ * A typed client cut for 2 s while its tab on instance A logs 2,000 messages: reconnect to the last of them when it
+ * comes back through instance B (the session tunnelled from A) against coming back through A.
+ */
+async function resumeElsewhereFigure(instances: Instance[], rounds: number): Promise<Figure> {
+  const [keeper, other] = instances as [Instance, Instance];
+  const portOf = (instance: Instance): number => Number(new URL(instance.url).port);
+  const elsewhere: number[] = [];
+  const same: number[] = [];
+  for (let round = 0; round < rounds; round++) {
+    same.push(await resumeAfterCut(keeper.url, portOf(keeper)));
+    elsewhere.push(await resumeAfterCut(keeper.url, portOf(keeper), portOf(other)));
+  }
+  const [hub, alternative] = [median(elsewhere), median(same)];
+  return {
+    name: "resume after a 2 s cut, reconnect to the last of 2,000 missed messages: back through another instance / through the same one",
+    label: "cluster: resume through another instance",
+    unit: "ms",
+    goal: "(report)",
+    hub,
+    alternative,
+    ratio: hub / alternative,
+  };
 }
 
 async function startInstance(id: string, redisUrl: string, root: string): Promise<Instance> {

@@ -44,8 +44,11 @@ function report(name: string, value: number, unit: string): Figure {
   return { name, label: name, hub: value, alternative: Number.NaN, unit, ratio: Number.NaN, goal: "(report)" };
 }
 
-/** One round: subscribe through a proxy, cut it, log MESSAGES from another connection, time reconnect to the last one. */
-async function resumeAfterCut(hubUrl: string, hubPort: number): Promise<number> {
+/**
+ * One round: subscribe through a proxy, cut it, log MESSAGES from another connection, time reconnect to the last one.
+ * With `returnTo`, the proxy sends the client's return to that port (another instance of a cluster).
+ */
+export async function resumeAfterCut(hubUrl: string, hubPort: number, returnTo = hubPort): Promise<number> {
   const proxy = await startTcpProxy(hubPort);
   const client = await TabwireClient.connect({ url: proxy.url });
   const logger = await TabwireClient.connect({ url: hubUrl, reconnect: false });
@@ -63,6 +66,7 @@ async function resumeAfterCut(hubUrl: string, hubPort: number): Promise<number> 
     const reconnected = new Promise<Reconnected>((resolve) => client.on("reconnected", (info: Reconnected) => resolve(info)));
     await client.call("console.subscribe", { target });
     const restored = proxy.cut(CUT_MS);
+    proxy.retarget(returnTo);
     await logger.evaluate({ target, expression: `for (let i = 1; i <= ${MESSAGES}; i++) console.log(String(i))`, captureConsole: false });
     await restored;
     await within(all, "the missed messages");

@@ -9,7 +9,7 @@ import { writeChart } from "./chart.js";
 import type { BenchContext } from "./compare.js";
 import { cdpEndpointFigure } from "./cdp-endpoint-figure.js";
 import { cliFigures } from "./cli-figure.js";
-import { clusterFigure } from "./cluster-figure.js";
+import { clusterFigures } from "./cluster-figure.js";
 import { connectPerCommandFigure } from "./connect-per-command-figure.js";
 import { consoleFigures } from "./console-figure.js";
 import { contextFigures } from "./contexts-figure.js";
@@ -93,10 +93,10 @@ function steps(
       async () => asTableRows(await loadOnFreshHub(context.cdpUrl)),
     ],
     [
-      "cluster: a forwarded evaluate",
+      "cluster: a forwarded evaluate, and a resume through another instance",
       () =>
         existsSync(REDIS_SERVER)
-          ? clusterFigure(context, ROOT)
+          ? clusterFigures(context, ROOT)
           : skipped("cluster", `${REDIS_SERVER} is missing (npm run setup installs it)`),
     ],
   ];

@@ -82,8 +82,8 @@ function shaped(value: Fields): ClusterMessage | null {
       return (value.direction === "up" || value.direction === "down") &&
         isInstance(value.from) &&
         isText(value.conn, MAX_CONN_CHARS) &&
-        typeof value.text === "string"
-        ? ({ type: "frame", direction: value.direction, from: value.from, conn: value.conn, text: value.text } satisfies FrameMessage)
+        isTexts(value.texts)
+        ? ({ type: "frame", direction: value.direction, from: value.from, conn: value.conn, texts: value.texts } satisfies FrameMessage)
         : null;
     case "untunnel":
       return untunnel(value);
@@ -128,6 +128,10 @@ function isRecord(value: unknown): value is Fields {
 
 function isText(value: unknown, maxChars: number): value is string {
   return typeof value === "string" && value.length > 0 && value.length <= maxChars;
+}
+
+function isTexts(value: unknown): value is string[] {
+  return Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === "string");
 }
 
 function isInstance(value: unknown): value is string {

@@ -115,15 +115,15 @@ export interface ResumedMessage {
 }
 
 /**
- * One WebSocket frame of a tunnel: `up` from the caller's socket to the session on its keeper, `down` from the session
- * to the socket, already numbered (notifications) or answered.
+ * WebSocket frames of a tunnel, in order: `up` from the caller's socket to the session on its keeper, `down` from the
+ * session to the socket, already numbered (notifications) or answered.
  */
 export interface FrameMessage {
   type: "frame";
   direction: "up" | "down";
   from: string;
   conn: string;
-  text: string;
+  texts: string[];
 }
 
 /** A tunnel ends: `dropped` when the caller's socket dropped (the session is kept for a resume again), else it closed. */

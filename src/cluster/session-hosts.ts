@@ -4,6 +4,7 @@ import type { HubServices } from "../services.js";
 import type { ResumeRegistry } from "../transport/resume-registry.js";
 import type { PeerSession, SessionSink } from "../transport/resume-session.js";
 import { HubError } from "../errors.js";
+import { FrameBatch } from "./frame-batch.js";
 import type { FrameMessage, ResumeMessage, UntunnelMessage } from "./messages.js";
 import type { ClusterRegistry } from "./registry.js";
 
@@ -13,6 +14,8 @@ interface Host {
   conn: string;
   session: PeerSession | null;
   sink: SessionSink;
+  /** What the session wrote this tick, not sent yet. */
+  out: FrameBatch;
 }
 
 /** What serving the sessions needs from the hub: the /rpc router and the sessions it keeps. */
@@ -45,13 +48,15 @@ export class SessionHosts {
   /** A socket on another instance asks for a session kept here. */
   onResume(message: ResumeMessage): void {
     const key = hostKey(message.from, message.conn);
-    const host: Host = { from: message.from, conn: message.conn, session: null, sink: this.#sinkOf(message.from, message.conn) };
+    const out = new FrameBatch((texts) => this.#sendDown(message.from, message.conn, texts));
+    const host: Host = { from: message.from, conn: message.conn, session: null, sink: this.#sinkOf(message.from, message.conn, out), out };
     this.#hosts.set(key, host);
     const wanted = { id: message.session, lastSeq: message.lastSeq };
     const answer = this.#serving
       ? this.#serving.resumes.takeOver(message.binding, wanted, host.sink)
       : { resumed: false, session: "", reason: "unknown" as const, lost: { calls: [] } };
     if (!answer.resumed) this.#hosts.delete(key);
+    out.flush();
     const me = this.#registry.instanceId;
     // After the replayed frames, on the same channel: the socket has them before it has the answer.
     this.#registry
@@ -64,12 +69,14 @@ export class SessionHosts {
     const host = this.#hosts.get(hostKey(message.from, message.conn));
     const session = host?.session;
     if (!host || !session || !this.#serving || session.sink !== host.sink || session.isReleased) return;
-    this.#serving.router.handleFrame(message.text, session.state).then(
-      (reply) => {
-        if (reply !== null) session.answer(reply);
-      },
-      (error: unknown) => log.error("cluster: cannot answer a tunnelled frame", { session: session.id, error: (error as Error).stack }),
-    );
+    for (const text of message.texts) {
+      this.#serving.router.handleFrame(text, session.state).then(
+        (reply) => {
+          if (reply !== null) session.answer(reply);
+        },
+        (error: unknown) => log.error("cluster: cannot answer a tunnelled frame", { session: session.id, error: (error as Error).stack }),
+      );
+    }
   }
 
   /** The socket closed: the session is kept for another resume when it dropped, else it ends. */
@@ -102,25 +109,12 @@ export class SessionHosts {
     else this.#serving.resumes.close(session, "the connection closed");
   }
 
-  // What a session writes goes to its socket's instance, in order; an answer too big to send becomes an error for its call.
-  #sinkOf(from: string, conn: string): SessionSink {
+  // What a session writes goes to its socket's instance, in order, a tick's worth at a time.
+  #sinkOf(from: string, conn: string, out: FrameBatch): SessionSink {
     const me = this.#registry.instanceId;
     const key = hostKey(from, conn);
     return {
-      write: (text) => {
-        if (this.#registry.trySend(from, { type: "frame", direction: "down", from: me, conn, text }, this.#timeoutMs)) return;
-        const error = new HubError(
-          "SERIALIZATION_FAILED",
-          "the answer is over CLUSTER_MAX_MESSAGE_BYTES, the most one hub instance sends another, and this connection's session lives on another instance; ask for less",
-        );
-        const id = answerIdOf(text);
-        if (id !== undefined)
-          this.#registry.trySend(
-            from,
-            { type: "frame", direction: "down", from: me, conn, text: JSON.stringify({ jsonrpc: "2.0", id, error: error.toWire() }) },
-            this.#timeoutMs,
-          );
-      },
+      write: (text) => out.add(text),
       // Redis takes what is published at once: the socket's own instance holds back a slow reader.
       isOverHighWater: () => false,
       bufferedBytes: () => 0,
@@ -130,10 +124,27 @@ export class SessionHosts {
       },
       relay: () => {},
       close: (code, reason) => {
+        out.flush();
         this.#hosts.delete(key);
         this.#registry.send(from, { type: "untunnel", from: me, conn, dropped: false, code, reason }, this.#timeoutMs).catch(() => {});
       },
     };
+  }
+
+  // A batch too big to send goes frame by frame; a frame too big alone is dropped (a notification, as for a reader far
+  // behind) or becomes an error answer for its call.
+  #sendDown(from: string, conn: string, texts: string[]): void {
+    const me = this.#registry.instanceId;
+    if (this.#registry.trySend(from, { type: "frame", direction: "down", from: me, conn, texts }, this.#timeoutMs)) return;
+    if (texts.length > 1) return texts.forEach((text) => this.#sendDown(from, conn, [text]));
+    const id = answerIdOf(texts[0] ?? "");
+    if (id === undefined) return;
+    const error = new HubError(
+      "SERIALIZATION_FAILED",
+      "the answer is over CLUSTER_MAX_MESSAGE_BYTES, the most one hub instance sends another, and this connection's session lives on another instance; ask for less",
+    );
+    const answer = JSON.stringify({ jsonrpc: "2.0", id, error: error.toWire() });
+    this.#registry.trySend(from, { type: "frame", direction: "down", from: me, conn, texts: [answer] }, this.#timeoutMs);
   }
 }
 

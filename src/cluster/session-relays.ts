@@ -77,7 +77,8 @@ export class SessionRelays {
   /** A frame of the session for its socket here (a notification, an answer, a replay). */
   onFrame(message: FrameMessage): void {
     const relay = this.#relays.get(message.conn);
-    if (relay?.keeper === message.from) relay.sink.write(message.text);
+    if (relay?.keeper !== message.from) return;
+    for (const text of message.texts) relay.sink.write(text);
   }
 
   /** The keeper ended the tunnel (the session was resumed elsewhere, or ended): its socket closes. */
@@ -143,7 +144,7 @@ export class SessionRelays {
     const relay = this.#relays.get(conn);
     if (!relay) return;
     const me = this.#registry.instanceId;
-    if (this.#registry.trySend(relay.keeper, { type: "frame", direction: "up", from: me, conn, text }, this.#timeoutMs)) return;
+    if (this.#registry.trySend(relay.keeper, { type: "frame", direction: "up", from: me, conn, texts: [text] }, this.#timeoutMs)) return;
     const error = new HubError(
       "OVERLOADED",
       "the request is over CLUSTER_MAX_MESSAGE_BYTES, the most one hub instance sends another, and this connection's session lives on another instance; send less",

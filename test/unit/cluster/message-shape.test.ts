@@ -31,8 +31,8 @@ describe("parseClusterMessage: JSON, depth, then the fields of each type", () =>
       { type: "event", from: "two", topic: "tabs", clientId: "team", method: "tab.opened", params: { target: "team:ABC" } },
       { type: "resume", id: "x", from: "two", conn: "t-1", binding: "token-0", session: "s-1", lastSeq: 12 },
       { type: "resumed", id: "x", from: "one", answer: '{"resumed":true}' },
-      { type: "frame", direction: "up", from: "two", conn: "t-1", text: "{not json" },
-      { type: "frame", direction: "down", from: "one", conn: "t-1", text: '{"jsonrpc":"2.0","method":"console.message"}' },
+      { type: "frame", direction: "up", from: "two", conn: "t-1", texts: ["{not json"] },
+      { type: "frame", direction: "down", from: "one", conn: "t-1", texts: ['{"jsonrpc":"2.0","method":"console.message"}', "{}"] },
       { type: "untunnel", from: "two", conn: "t-1", dropped: true },
       { type: "untunnel", from: "one", conn: "t-1", dropped: false, code: 4000, reason: "resumed elsewhere" },
     ];
@@ -69,8 +69,10 @@ describe("parseClusterMessage: JSON, depth, then the fields of each type", () =>
       JSON.stringify({ type: "resume", id: "x", from: "two", conn: "t-1", binding: "token-0", session: "s-1", lastSeq: -1 }),
       JSON.stringify({ type: "resume", id: "x", from: "two", conn: "t-1", binding: "token-0", session: "s-1", lastSeq: "12" }),
       JSON.stringify({ type: "resume", id: "x", from: "two", conn: "t-1", session: "s-1", lastSeq: 1 }),
-      JSON.stringify({ type: "frame", direction: "sideways", from: "two", conn: "t-1", text: "{}" }),
-      JSON.stringify({ type: "frame", direction: "up", from: "two", conn: "t-1", text: { method: "ping" } }),
+      JSON.stringify({ type: "frame", direction: "sideways", from: "two", conn: "t-1", texts: ["{}"] }),
+      JSON.stringify({ type: "frame", direction: "up", from: "two", conn: "t-1", texts: [] }),
+      JSON.stringify({ type: "frame", direction: "up", from: "two", conn: "t-1", text: "{}" }),
+      JSON.stringify({ type: "frame", direction: "up", from: "two", conn: "t-1", texts: [{ method: "ping" }] }),
       JSON.stringify({ type: "untunnel", from: "two", conn: "t-1", dropped: "yes" }),
     ];
     for (const text of refused) expect(parseClusterMessage(text), text.slice(0, 80)).to.equal(null);
