@@ -105,8 +105,10 @@ export class HttpApi {
         code: 404,
         message: `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see docs/protocol.md section 7`,
       });
-    // The GET routes are listings the router never sees; the POST routes' calls are checked there, one by one.
-    const grant = this.#authorize(request, url, request.method === "GET" ? "read" : "connection");
+    // The GET routes are listings the router never sees, and /v1/responses looks for an agent before any call; the
+    // other routes' calls are checked by the router, one by one.
+    const need: Need = request.method === "GET" ? "read" : url.pathname === "/v1/responses" ? "agents" : "connection";
+    const grant = this.#authorize(request, url, need);
     const done = this.#limits.start(grant.key ?? `peer:${request.socket.remoteAddress ?? "unknown"}`);
     try {
       const body = request.method === "POST" ? await readJsonBody(request, this.#options.maxBodyBytes) : {};
