@@ -45,7 +45,10 @@ describe("AccessPolicy", () => {
   });
 
   it("ALLOW_OPEN does not open a door that has tokens", () => {
-    const keyed = policy({ allowOpen: true, tokens: new Authenticator([{ token: "a-token-of-16-chars", scope: null, capabilities: null }]) });
+    const keyed = policy({
+      allowOpen: true,
+      tokens: new Authenticator([{ token: "a-token-of-16-chars", scope: null, capabilities: null }]),
+    });
     expect(keyed.decide(requestFrom("10.0.0.5"), URL_OF, "orchestrator")).to.have.property("status", 401);
     expect(keyed.isWideOpen("orchestrator")).to.equal(false);
   });
