@@ -227,6 +227,8 @@ describe("capabilities per token (ACCESS_FILE): the hub refuses what a token may
       body: JSON.stringify({ token: READER }),
     });
     expect(signIn.status).to.equal(200);
+    // The page leaves out the take-over and pause controls of a session without act and agents.
+    expect(await signIn.clone().json()).to.deep.include({ signedIn: true, capabilities: ["read"] });
     const cookie = /^(tabwire_session=[^;]+)/.exec(signIn.headers.get("set-cookie") ?? "")?.[1] as string;
     const ws = await socketWith(`${hub.url}/rpc`, { cookie, origin: base });
     try {
