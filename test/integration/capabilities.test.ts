@@ -20,6 +20,7 @@ const ALPHA = "alpha-full-token";
 const BETA = "beta-full-token";
 const READER = "alpha-reader-token";
 const ACTOR = "alpha-actor-token";
+const WIDE_READER = "every-client-reader";
 
 type MethodName = keyof typeof METHODS;
 const document = loadOpenRpc();
@@ -81,6 +82,7 @@ describe("capabilities per token (ACCESS_FILE): the hub refuses what a token may
     const tokens = [
       { token: READER, clients: ["alpha"], capabilities: ["read"] },
       { token: ACTOR, clients: ["alpha"], capabilities: ["read", "act"] },
+      { token: WIDE_READER, capabilities: ["read"] },
     ];
     await writeFile(file, JSON.stringify({ tokens }));
     await chmod(file, 0o600);
@@ -261,6 +263,23 @@ describe("capabilities per token (ACCESS_FILE): the hub refuses what a token may
       expect(error.data).to.deep.equal({ capability: "script" });
     } finally {
       await actor.close();
+    }
+  });
+
+  it("admin: a read token of every client gets hub.stats for its clients but not the whole hub's figures, nor /metrics", async () => {
+    const wide = await TestRpcClient.connect(hub.url, { token: WIDE_READER });
+    const full = await TestRpcClient.connect(hub.url, { token: FULL });
+    try {
+      const stats = await wide.call<{ clients: { clientId: string }[] }>("hub.stats");
+      expect(stats.clients.map((client) => client.clientId)).to.include("alpha");
+      expect(stats).not.to.have.property("hub");
+      expect(await full.call("hub.stats")).to.have.property("hub");
+      const metrics = await request(hub.port, "GET /metrics", { token: WIDE_READER });
+      expect(metrics.status).to.equal(403);
+      expect(metrics.body.error).to.deep.include({ data: { capability: "admin" } });
+    } finally {
+      await wide.close();
+      await full.close();
     }
   });
 
