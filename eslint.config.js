@@ -6,6 +6,8 @@ import tseslint from "typescript-eslint";
 
 const BASICS = [
   "budget.ts",
+  "capabilities.ts",
+  "access-file.ts",
   "config.ts",
   "config-error.ts",
   "config-values.ts",

@@ -1,4 +1,6 @@
+import type { Capability } from "./capabilities.js";
 import { ConfigError } from "./config-error.js";
+import type { ClientPolicy } from "./egress-rules.js";
 import { ID_PATTERN } from "./target-id.js";
 
 /** An environment-like record of settings. */
@@ -8,6 +10,10 @@ export type Env = Readonly<Record<string, string | undefined>>;
 export interface TokenGrant {
   token: string;
   scope: ReadonlySet<string> | null;
+  /** What it may do (ACCESS_FILE); null: everything, as every HUB_TOKEN(S) token and agent key. */
+  capabilities: ReadonlySet<Capability> | null;
+  /** The egress policy of ACCESS_FILE its clients are held to; undefined: none. */
+  policy?: ClientPolicy;
 }
 
 /** A string setting, with its default when unset or empty. */
@@ -74,14 +80,14 @@ export function grants(env: Env, name: string): TokenGrant[] {
     const [token = "", scopeText] = item.split(":", 2);
     checkedToken(name, token);
     if (scopeText === undefined) {
-      found.push({ token, scope: null });
+      found.push({ token, scope: null, capabilities: null });
       continue;
     }
     const clients = scopeText.split("|").map((s) => s.trim());
     if (clients.length === 0 || clients.some((c) => !ID_PATTERN.test(c))) {
       throw new ConfigError(name, "a scope is client ids separated by |, e.g. token:clientA|clientB");
     }
-    found.push({ token, scope: new Set(clients) });
+    found.push({ token, scope: new Set(clients), capabilities: null });
   }
   return found;
 }

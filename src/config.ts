@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import dotenv from "dotenv";
+import { readAccessFile } from "./access-file.js";
 import { ConfigError } from "./config-error.js";
 import {
   boolean,
@@ -16,6 +17,7 @@ import {
   type Env,
   type TokenGrant,
 } from "./config-values.js";
+import type { ClientPolicy } from "./egress-rules.js";
 
 export { ConfigError } from "./config-error.js";
 export type { TokenGrant } from "./config-values.js";
@@ -28,6 +30,7 @@ export interface Config {
   host: string;
   port: number;
   apiPort: number | null;
+  /** HUB_TOKEN, HUB_TOKENS (every capability), then ACCESS_FILE's tokens with their capabilities and policies. */
   tokens: readonly TokenGrant[];
   /** AUTH_KEY: the single-tenant agent key (any base id), also what the legacy challenge hands out; null when unset. */
   authKey: string | null;
@@ -198,13 +201,13 @@ function checkSecurity(config: Config): void {
   if (config.tokens.length > 0 && config.agentKeys.length === 0) {
     throw new ConfigError(
       "AUTH_KEY / AGENT_KEYS",
-      "HUB_TOKEN or HUB_TOKENS is set, so agents need a key too: set AUTH_KEY (any client id) or AGENT_KEYS=key:clientA|clientB",
+      "HUB_TOKEN, HUB_TOKENS or ACCESS_FILE gives tokens, so agents need a key too: set AUTH_KEY (any client id) or AGENT_KEYS=key:clientA|clientB",
     );
   }
   if (config.tokens.length === 0 && !isLoopbackHost(config.host) && !config.allowOpen) {
     throw new ConfigError(
       "HOST",
-      `${config.host} is reachable from other machines and no HUB_TOKEN or HUB_TOKENS is set: set a token, or ALLOW_OPEN=true to serve every peer without one`,
+      `${config.host} is reachable from other machines and no HUB_TOKEN, HUB_TOKENS or ACCESS_FILE is set: set a token, or ALLOW_OPEN=true to serve every peer without one`,
     );
   }
   if (config.redisUrl !== null && config.clusterSecret === null) {
@@ -264,13 +267,30 @@ function resumeSettings(env: Env): Config["resume"] {
 
 function tokens(env: Env): TokenGrant[] {
   const found: TokenGrant[] = [];
-  if (env.HUB_TOKEN) found.push({ token: checkedToken("HUB_TOKEN", env.HUB_TOKEN.trim()), scope: null });
-  return [...found, ...grants(env, "HUB_TOKENS")];
+  if (env.HUB_TOKEN) found.push({ token: checkedToken("HUB_TOKEN", env.HUB_TOKEN.trim()), scope: null, capabilities: null });
+  found.push(...grants(env, "HUB_TOKENS"));
+  const fromFile = env.ACCESS_FILE ? readAccessFile(env.ACCESS_FILE) : [];
+  const seen = new Set(found.map((grant) => grant.token));
+  fromFile.forEach((grant, index) => {
+    // A token given twice would get the first grant found, whatever the second says.
+    if (seen.has(grant.token))
+      throw new ConfigError(
+        "ACCESS_FILE",
+        `tokens[${index}].token is given twice (in ACCESS_FILE, HUB_TOKEN or HUB_TOKENS): make each token unique`,
+      );
+    seen.add(grant.token);
+  });
+  return [...found, ...fromFile];
+}
+
+/** The egress policies ACCESS_FILE holds a client to: those of the tokens that list it (a request must pass every one). */
+export function tokenPolicyOf(config: Pick<Config, "tokens">, clientId: string): ClientPolicy[] {
+  return config.tokens.flatMap((grant) => (grant.policy !== undefined && grant.scope?.has(clientId) ? [grant.policy] : []));
 }
 
 function agentKeys(env: Env): TokenGrant[] {
   const found: TokenGrant[] = [];
-  if (env.AUTH_KEY) found.push({ token: checkedToken("AUTH_KEY", env.AUTH_KEY.trim()), scope: null });
+  if (env.AUTH_KEY) found.push({ token: checkedToken("AUTH_KEY", env.AUTH_KEY.trim()), scope: null, capabilities: null });
   return [...found, ...grants(env, "AGENT_KEYS")];
 }
 

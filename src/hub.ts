@@ -23,7 +23,7 @@ import { watchPageTitles } from "./runtime/page-titles.js";
 import type { HubServices } from "./services.js";
 import { openAgentPeer } from "./agents/agent-peer.js";
 import { AccessPolicy } from "./transport/access-policy.js";
-import { Authenticator, whoOf } from "./transport/auth.js";
+import { Authenticator, callerOf } from "./transport/auth.js";
 import { ConnectionCaps } from "./transport/connection-caps.js";
 import { Heartbeat } from "./transport/heartbeat.js";
 import { RpcPeer } from "./transport/rpc-peer.js";
@@ -295,10 +295,7 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
       if (decision.endpoint === "rpc") {
         const resumable = resumeDoor.open(request, decision);
-        return drain.track(
-          new RpcPeer(ws, { router: parts.router, scope: decision.grant.scope, who: whoOf(decision.grant), ...limits, resumable }),
-          ws,
-        );
+        return drain.track(new RpcPeer(ws, { router: parts.router, ...callerOf(decision.grant), ...limits, resumable }), ws);
       }
       if (cdpClient !== null) {
         const takePlace = (): (() => void) | null => ephemeral.take(decision.grant.key ?? "");

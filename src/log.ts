@@ -163,7 +163,8 @@ export function audit(event: string, fields: Record<string, unknown>): void {
 /** Points the loggers at the configured directory and level, and learns the secrets to redact. */
 export function configureLogging(config: Config, extraSecrets: readonly string[] = []): void {
   const keys = [...config.tokens, ...config.agentKeys].map((grant) => grant.token);
-  const inUrls = [config.cdpUrl, config.redisUrl].flatMap(credentialsIn);
+  const proxies = config.tokens.map((grant) => grant.policy?.upstreamProxy ?? null);
+  const inUrls = [config.cdpUrl, config.redisUrl, ...proxies].flatMap(credentialsIn);
   secrets = [...keys, config.clusterSecret ?? "", ...inUrls.filter((s) => s.length >= MIN_REDACTED_LENGTH), ...extraSecrets].filter(
     (s) => s.length > 0,
   );

@@ -10,6 +10,7 @@ export interface ReferenceTraits {
   changesListings?: boolean;
   subscription?: string;
   unlimited?: boolean;
+  needs: string;
 }
 
 const RUNS: Record<string, string> = {
@@ -79,6 +80,11 @@ function methodSection(method: DocMethod, traits: ReferenceTraits, doc: OpenRpcD
   if (traits.subscription === "closes") notes.push("ends a subscription");
   if (traits.subscription === "topics") notes.push("sets the connection's event topics");
   if (traits.unlimited) notes.push("never counts against RATE_LIMIT_PER_SEC");
+  notes.push(
+    traits.needs === "connection"
+      ? "needs no capability (it concerns the caller's own connection)"
+      : `needs the capability \`${traits.needs}\` ([docs/security.md](security.md#capabilities))`,
+  );
   const sends = doc["x-notifications"]
     .filter((note) => note["x-sentBy"].includes(method.name))
     .map((note) => `[\`${note.name}\`](#${anchor(note.name)})`);

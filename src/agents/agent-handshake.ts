@@ -123,7 +123,7 @@ export class AgentHandshake {
     this.#pending = null;
     if (!pending) return this.#socket.sendFrame({ type: "error", message: "auth_verify without a pending register" });
     // The legacy challenge proves AUTH_KEY, which reaches every client id.
-    if (frame.verified === true) this.#admit(pending.clientId, pending.capabilities, { scope: null });
+    if (frame.verified === true) this.#admit(pending.clientId, pending.capabilities, { scope: null, capabilities: null });
     else this.#reject(pending.clientId, "the agent's secret does not match the hub's");
   }
 

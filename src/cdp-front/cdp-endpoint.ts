@@ -1,3 +1,4 @@
+import { allows } from "../capabilities.js";
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type WebSocket from "ws";
@@ -18,11 +19,16 @@ const COMMAND_TIMEOUT_MS = 30_000;
 /**
  * Which client a /cdp connection acts for (docs/cdp.md): `?ephemeral=true` a fresh one of its own; else `?clientId=`
  * (one of a scoped token's clients), else a scoped token's only client, else DEFAULT_CLIENT_ID for a full token. Raw
- * CDP runs any code, so a hub with EVALUATE_ENABLED=false has no /cdp.
+ * CDP runs any code, so a hub with EVALUATE_ENABLED=false has no /cdp, and a token without `script` none either.
  */
 export function cdpClientOf(grant: Grant, url: URL, services: HubServices): CdpClientChoice {
   if (!services.config.evaluateEnabled)
     return { status: 403, message: "/cdp runs any code in pages, and running code is turned off on this hub (EVALUATE_ENABLED=false)" };
+  if (!allows(grant.capabilities, "script"))
+    return {
+      status: 403,
+      message: '/cdp runs any code in pages: it needs the capability "script", which this token does not have (ACCESS_FILE)',
+    };
   if (url.searchParams.get("ephemeral") === "true") return { clientId: `cdp-${randomBytes(6).toString("hex")}`, ephemeral: true };
   const asked = url.searchParams.get("clientId");
   if (asked !== null && !CLIENT_ID.test(asked)) return { status: 400, message: "clientId is 1-128 letters, digits, '.', '_' or '-'" };

@@ -1,3 +1,4 @@
+import { allows, type Need } from "../capabilities.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { v4 as uuidv4 } from "uuid";
 import { ErrorCode, HubError } from "../errors.js";
@@ -84,7 +85,8 @@ export class HttpApi {
       });
     }
     if (request.method === "GET" && url.pathname === "/metrics") {
-      const { scope } = this.#authorize(request, url);
+      const { scope, capabilities } = this.#authorize(request, url);
+      requireCapability(capabilities, "admin", "/metrics");
       if (scope !== null)
         throw new HttpError(403, {
           code: ErrorCode.FORBIDDEN,
@@ -96,14 +98,17 @@ export class HttpApi {
     }
     const downloadId = request.method === "GET" ? /^\/downloads\/([^/]+)$/.exec(url.pathname)?.[1] : undefined;
     if (downloadId !== undefined)
-      return sendDownload({ services: this.#options.services, grant: this.#authorize(request, url) }, downloadId, response);
+      return sendDownload({ services: this.#options.services, grant: this.#authorize(request, url, "read") }, downloadId, response);
     const route = this.#routes.find(([method, path]) => method === request.method && path.test(url.pathname));
     if (!route)
       throw new HttpError(404, {
         code: 404,
         message: `no route ${String(request.method).slice(0, 10)} ${url.pathname.slice(0, 100)}; see docs/protocol.md section 7`,
       });
-    const grant = this.#authorize(request, url);
+    // The GET routes are listings the router never sees, and /v1/responses looks for an agent before any call; the
+    // other routes' calls are checked by the router, one by one.
+    const need: Need = request.method === "GET" ? "read" : url.pathname === "/v1/responses" ? "agents" : "connection";
+    const grant = this.#authorize(request, url, need);
     const done = this.#limits.start(grant.key ?? `peer:${request.socket.remoteAddress ?? "unknown"}`);
     try {
       const body = request.method === "POST" ? await readJsonBody(request, this.#options.maxBodyBytes) : {};
@@ -117,9 +122,10 @@ export class HttpApi {
     }
   }
 
-  #authorize(request: IncomingMessage, url: URL): Grant {
+  #authorize(request: IncomingMessage, url: URL, need: Need = "connection"): Grant {
     const decision = this.#options.policy.decide(request, url, "orchestrator");
     if (isRefusal(decision)) throw refusalError(decision);
+    requireCapability(decision.grant.capabilities, need, url.pathname.slice(0, 100));
     return decision.grant;
   }
 
@@ -129,6 +135,16 @@ export class HttpApi {
     const agents = services.agents.all().filter((agent) => services.clients.canSee(grant, agent.baseId)).length;
     return { id: serverId, version, uptimeMs: uptimeMs(), browser: services.browser.isUp ? "connected" : "down", agents };
   }
+}
+
+/** Refuses (403 FORBIDDEN, naming the capability) a request its token's capabilities do not cover. */
+function requireCapability(capabilities: Grant["capabilities"], need: Need, what: string): void {
+  if (allows(capabilities, need)) return;
+  throw new HttpError(403, {
+    code: ErrorCode.FORBIDDEN,
+    message: `${what} needs the capability "${need}", which this token does not have; the hub's operator grants capabilities in ACCESS_FILE`,
+    data: { capability: need },
+  });
 }
 
 function clientTabs(services: HubServices, grant: Grant, baseClientId: string): unknown {
@@ -153,6 +169,7 @@ function httpConnection(request: IncomingMessage, response: ServerResponse, gran
   return {
     id: uuidv4(),
     scope: grant.scope,
+    capabilities: grant.capabilities,
     peer: request.socket.remoteAddress ?? "unknown",
     who: whoOf(grant),
     inflight,

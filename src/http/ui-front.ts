@@ -73,7 +73,12 @@ export class UiFront {
       const decision = policy.decide(request, url, "orchestrator");
       if (isRefusal(decision)) throw refusalError(decision);
       const via = decision.grant.key === undefined ? "open" : "cookie";
-      return sendJson(response, 200, { signedIn: true, scope: scopeList(decision.grant.scope), via });
+      return sendJson(response, 200, {
+        signedIn: true,
+        scope: scopeList(decision.grant.scope),
+        capabilities: listOf(decision.grant.capabilities),
+        via,
+      });
     }
     if (request.method === "DELETE") {
       const id = sessionIdOf(request.headers.cookie);
@@ -105,7 +110,7 @@ export class UiFront {
     audit("ui.signed-in", { peer, grant: decision.grant.key ?? "none", scope: scopeList(decision.grant.scope) });
     const maxAge = this.#options.sessions.ttlSeconds;
     response.setHeader("set-cookie", `${SESSION_COOKIE}=${id}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`);
-    sendJson(response, 200, { signedIn: true, scope: scopeList(decision.grant.scope) });
+    sendJson(response, 200, { signedIn: true, scope: scopeList(decision.grant.scope), capabilities: listOf(decision.grant.capabilities) });
   }
 
   async #read(file: URL): Promise<Buffer> {
@@ -117,6 +122,11 @@ export class UiFront {
     this.#cache.set(file.href, body);
     return body;
   }
+}
+
+// The page leaves out the controls a token may not use; the hub refuses their calls whatever the page shows.
+function listOf(capabilities: ReadonlySet<string> | null): string[] | null {
+  return capabilities === null ? null : [...capabilities];
 }
 
 function scopeList(scope: ReadonlySet<string> | null): string[] | null {

@@ -1,4 +1,5 @@
 import { Server, type CallToolResult } from "@modelcontextprotocol/server";
+import type { Capability } from "../capabilities.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import { InflightTable } from "../rpc/inflight.js";
@@ -27,6 +28,8 @@ export interface ClientToolsOwner {
   peer: string;
   /** Who the session acts for, for audit.log: its token's id. */
   grantKey: string;
+  /** What its token may do: the tools it is offered and may call (null: all). */
+  capabilities: ReadonlySet<Capability> | null;
   /**
    * Whether the client was made for this session alone (a full token's 2025 session with no `clientId` named): then
    * every tab of the client closes at its end, else only the tabs it opened.
@@ -46,6 +49,7 @@ export class ClientTools {
   #scope: ReadonlySet<string>;
   #peer: string;
   #grantKey: string;
+  #capabilities: ReadonlySet<Capability> | null;
   #closed = new AbortController();
   #running = new Set<InflightTable>();
   #ownsClient: boolean;
@@ -57,6 +61,7 @@ export class ClientTools {
     this.#scope = new Set([who.clientId]);
     this.#peer = who.peer;
     this.#grantKey = who.grantKey;
+    this.#capabilities = who.capabilities;
     this.#ownsClient = who.ownsClient;
     this.#tabs = new SessionTabs(parts.services, who.clientId);
   }
@@ -101,15 +106,21 @@ export class ClientTools {
     }
   }
 
-  /** The tools a server may call: the default ones and those of `caps`. */
+  /** The tools a server may call: the default ones and those of `caps` (the router refuses those its token may not: FORBIDDEN). */
   #callable(caps: ReadonlySet<string>): readonly HubTool[] {
     return this.#parts.tools.filter((tool) => tool.cap === undefined || caps.has(tool.cap));
   }
 
-  /** The tools listed now: the callable ones, agent.run only while an agent of the client is connected. */
+  /**
+   * The tools listed now: the callable ones its token's capabilities cover, agent.run only while an agent of the
+   * client is connected.
+   */
   #offered(caps: ReadonlySet<string>): readonly HubTool[] {
+    const token = { capabilities: this.#capabilities };
     const hasAgent = this.#parts.services.agents.all().some((agent) => agent.baseId === this.clientId);
-    return hasAgent ? this.#callable(caps) : this.#callable(caps).filter((tool) => tool.method !== "agent.run");
+    return this.#callable(caps).filter(
+      (tool) => this.#parts.router.mayCall(tool.method, token) && (hasAgent || tool.method !== "agent.run"),
+    );
   }
 
   async #call(
@@ -168,6 +179,8 @@ export class ClientTools {
   }
 
   #connection(inflight: InflightTable, closed: AbortSignal): ConnectionState {
-    return { id: this.clientId, scope: this.#scope, peer: this.#peer, who: `mcp ${this.#grantKey}`, inflight, closed, notify: () => false };
+    const { clientId: id } = this;
+    const who = `mcp ${this.#grantKey}`;
+    return { id, scope: this.#scope, capabilities: this.#capabilities, peer: this.#peer, who, inflight, closed, notify: () => false };
   }
 }

@@ -75,16 +75,19 @@ export class McpFront {
     if (isRefusal(decision)) throw refusalError(decision);
     const grant = decision.grant;
     const grantKey = grantKeyOf(grant);
+    const { capabilities } = grant;
     const body = request.method === "POST" ? await readJsonBody(request, this.#options.maxBodyBytes) : undefined;
     const peer = request.socket.remoteAddress ?? "unknown";
     const asked = url.searchParams.get("clientId");
     const exchange: McpExchange = { request, response, body, caps: this.#capsAsked(url) };
     if (await isLegacyRequest(await toWebRequest(request, body ?? null), body)) {
-      return this.#legacy.handle(exchange, grantKey, () => this.#open(grantKey, { ...sessionClient(grant, asked), peer, grantKey }));
+      return this.#legacy.handle(exchange, grantKey, () =>
+        this.#open(grantKey, { ...sessionClient(grant, asked), peer, grantKey, capabilities }),
+      );
     }
     const clientId = requestClient(grant, asked);
     await this.#modern.handle(exchange, { grantKey, clientId }, () =>
-      this.#open(grantKey, { clientId, peer, ownsClient: false, grantKey }),
+      this.#open(grantKey, { clientId, peer, ownsClient: false, grantKey, capabilities }),
     );
   }
 

@@ -4,7 +4,7 @@ import { checkUrlAllowed } from "../runtime/url-policy.js";
 import { defineMethod, readyAgent } from "../services.js";
 
 /** `agent.run`: runs a task on the tab's agent (its `evaluate`), streaming its status frames as agent.status. */
-export const agentRun = defineMethod("agent.run", { runs: "agent" }, async (params, call) => {
+export const agentRun = defineMethod("agent.run", { runs: "agent", needs: "agents" }, async (params, call) => {
   // The agent may load the URL: the same scheme policy as tabs.open and navigate.
   if (params.url !== undefined) checkUrlAllowed(params.url, call.services.config);
   const agent = readyAgent(call, params.target);

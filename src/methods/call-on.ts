@@ -6,7 +6,7 @@ import { acquireTab, defineMethod } from "../services.js";
 const REFERENCES = ["ref", "selector", "backendNodeId"] as const;
 
 /** `callOn`: calls a function on an element (a snapshot ref, a selector or a backendNodeId) or in the page. */
-export const callOn = defineMethod("callOn", { runs: "tab" }, async (params, call) => {
+export const callOn = defineMethod("callOn", { runs: "tab", needs: "script" }, async (params, call) => {
   if (!call.services.config.evaluateEnabled) {
     throw new HubError("FORBIDDEN", "callOn is turned off on this hub (EVALUATE_ENABLED=false)");
   }

@@ -4,7 +4,7 @@ import { defineMethod } from "../services.js";
 /** `console.unsubscribe`: ends one of this connection's console subscriptions. */
 export const consoleUnsubscribe = defineMethod(
   "console.unsubscribe",
-  { runs: "subscription", subscription: "closes", reads: true },
+  { runs: "subscription", needs: "connection", subscription: "closes", reads: true },
   (params, call) => {
     if (!call.services.console.unsubscribe(call.connection, params.subscriptionId)) {
       throw new HubError("INVALID_PARAMS", `no console subscription ${params.subscriptionId} on this connection`, {

@@ -2,7 +2,7 @@ import { HubError } from "../errors.js";
 import { acquireTab, defineMethod } from "../services.js";
 
 /** `dialog.handle`: accepts or dismisses the dialog left open on a tab under DIALOG_POLICY=manual. */
-export const dialogHandle = defineMethod("dialog.handle", { runs: "tab" }, async (params, call) => {
+export const dialogHandle = defineMethod("dialog.handle", { runs: "tab", needs: "act" }, async (params, call) => {
   const { tab } = await acquireTab(call, params.target);
   const open = tab.openDialog;
   if (!open) {

@@ -3,7 +3,7 @@ import { HubError } from "../errors.js";
 import { defineMethod } from "../services.js";
 
 /** `downloads.get`: a completed download's file, base64, up to maxSize (larger ones over HTTP, GET /downloads/:id). */
-export const downloadsGet = defineMethod("downloads.get", { runs: "here", reads: true }, async (params, call) => {
+export const downloadsGet = defineMethod("downloads.get", { runs: "here", needs: "read", reads: true }, async (params, call) => {
   const { downloads, clients, config } = call.services;
   const download = downloads.get(params.downloadId, (clientId) => clients.canSee(call.connection, clientId));
   const refuse = (message: string): HubError =>

@@ -2,7 +2,7 @@ import { HubError } from "../errors.js";
 import { acquireTab, defineMethod } from "../services.js";
 
 /** `emulate`: makes the tab look like another device, place or user (viewport, user agent, locale, time zone...); `reset` undoes it all. */
-export const emulate = defineMethod("emulate", { runs: "tab" }, async (params, call) => {
+export const emulate = defineMethod("emulate", { runs: "tab", needs: "script" }, async (params, call) => {
   const { reset, target, timeoutMs: _budget, ...change } = params;
   if (reset === true && Object.keys(change).length > 0) {
     const message = "reset undoes every emulation; give it alone, then emulate again";

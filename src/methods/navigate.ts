@@ -3,7 +3,7 @@ import { checkUrlAllowed } from "../runtime/url-policy.js";
 import { acquireTab, defineMethod, shownPage } from "../services.js";
 
 /** `navigate`: loads a URL in the tab and answers with where it ended up. */
-export const navigate = defineMethod("navigate", { runs: "tab", changesListings: true }, async (params, call) => {
+export const navigate = defineMethod("navigate", { runs: "tab", needs: "act", changesListings: true }, async (params, call) => {
   checkUrlAllowed(params.url, call.services.config);
   const { tab } = await acquireTab(call, params.target);
   await navigateTab(tab, params, call.budget);

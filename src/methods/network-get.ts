@@ -2,7 +2,7 @@ import { HubError } from "../errors.js";
 import { defineMethod } from "../services.js";
 
 /** `network.get`: one of the tab's requests with its headers and, when asked, its response body (base64 for binary). */
-export const networkGet = defineMethod("network.get", { runs: "tab", reads: true }, async (params, call) => {
+export const networkGet = defineMethod("network.get", { runs: "tab", needs: "read", reads: true }, async (params, call) => {
   const tabEntry = call.services.clients.resolve(params.target, call.connection);
   const request = call.services.network.entry(tabEntry.tabId, params.requestId);
   if (!request) {

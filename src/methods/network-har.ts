@@ -3,7 +3,7 @@ import { defineMethod } from "../services.js";
 import { HUB_VERSION } from "../version.js";
 
 /** `network.har`: the tab's request log as a HAR 1.2 document; with `bodies`, the response bodies Chrome still keeps. */
-export const networkHar = defineMethod("network.har", { runs: "tab", reads: true }, async (params, call) => {
+export const networkHar = defineMethod("network.har", { runs: "tab", needs: "read", reads: true }, async (params, call) => {
   const entry = call.services.clients.resolve(params.target, call.connection);
   const entries = call.services.network.entries(entry.tabId);
   const bodies = new Map<string, HarBody>();

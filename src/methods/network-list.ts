@@ -3,7 +3,7 @@ import { globMatcher } from "../runtime/url-matcher.js";
 import { defineMethod } from "../services.js";
 
 /** `network.list`: the tab's recent requests, newest last, optionally filtered by URL, resource type and status. */
-export const networkList = defineMethod("network.list", { runs: "tab", reads: true }, async (params, call) => {
+export const networkList = defineMethod("network.list", { runs: "tab", needs: "read", reads: true }, async (params, call) => {
   const entry = call.services.clients.resolve(params.target, call.connection);
   const { filter = {} } = params;
   const matches = filter.url === undefined ? () => true : globMatcher(filter.url, { method: "network.list", path: "/filter/url" });

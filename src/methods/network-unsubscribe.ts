@@ -4,7 +4,7 @@ import { defineMethod } from "../services.js";
 /** `network.unsubscribe`: ends one of this connection's network subscriptions. */
 export const networkUnsubscribe = defineMethod(
   "network.unsubscribe",
-  { runs: "subscription", subscription: "closes", reads: true },
+  { runs: "subscription", needs: "connection", subscription: "closes", reads: true },
   (params, call) => {
     if (!call.services.networkStream.unsubscribe(call.connection, params.subscriptionId)) {
       throw new HubError("INVALID_PARAMS", `no network subscription ${params.subscriptionId} on this connection`, {

@@ -16,7 +16,7 @@ const PAPER: Readonly<Record<string, { width: number; height: number }>> = {
 };
 
 /** `pdf`: the tab's document printed to a PDF (Page.printToPDF), base64. */
-export const pdf = defineMethod("pdf", { runs: "tab", reads: true }, async (params, call) => {
+export const pdf = defineMethod("pdf", { runs: "tab", needs: "read", reads: true }, async (params, call) => {
   const { tab } = await acquireTab(call, params.target);
   const paper = PAPER[params.format ?? "Letter"] ?? PAPER.Letter!;
   // Printing holds the tab until Chrome answers, even past a caller who stopped waiting: a print started while another

@@ -4,7 +4,7 @@ import { defineMethod } from "../services.js";
 /** `screencast.start`: streams a live view of the tab to this connection as screencast.frame notifications. */
 export const screencastStart = defineMethod(
   "screencast.start",
-  { runs: "tab", subscription: "opens", reads: true },
+  { runs: "tab", needs: "read", subscription: "opens", reads: true },
   async (params, call) => {
     const entry = call.services.clients.resolve(params.target, call.connection);
     const { screencasts, config } = call.services;

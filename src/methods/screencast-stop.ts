@@ -4,7 +4,7 @@ import { defineMethod } from "../services.js";
 /** `screencast.stop`: ends one of this connection's live views. */
 export const screencastStop = defineMethod(
   "screencast.stop",
-  { runs: "subscription", subscription: "closes", reads: true },
+  { runs: "subscription", needs: "connection", subscription: "closes", reads: true },
   (params, call) => {
     if (!call.services.screencasts.unsubscribe(call.connection, params.subscriptionId)) {
       throw new HubError("INVALID_PARAMS", `no live view ${params.subscriptionId} on this connection`, {

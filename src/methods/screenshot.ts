@@ -6,7 +6,7 @@ import type { ValidatedParams } from "../protocol/types.js";
 import { acquireTab, defineMethod } from "../services.js";
 
 /** `screenshot`: the viewport, the whole page, a clip or one element as a png, jpeg or webp image of exact size. */
-export const screenshot = defineMethod("screenshot", { runs: "tab", reads: true }, async (params, call) => {
+export const screenshot = defineMethod("screenshot", { runs: "tab", needs: "read", reads: true }, async (params, call) => {
   const problems = combinationProblems(params);
   if (problems.length > 0) {
     const summary = problems.map((p) => `${p.path} ${p.message}`).join("; ");

@@ -6,7 +6,7 @@ import { acquireTab, defineMethod } from "../services.js";
 const CONDITIONS = ["text", "textGone", "selector", "url", "loadState"] as const;
 
 /** `wait.for`: answers once the page shows a text, loses one, has an element in a state, a URL or a load state. */
-export const waitFor = defineMethod("wait.for", { runs: "tab", reads: true }, async (params, call) => {
+export const waitFor = defineMethod("wait.for", { runs: "tab", needs: "read", reads: true }, async (params, call) => {
   const condition = conditionOf(params);
   const { entry, tab } = await acquireTab(call, params.target);
   // The tab's client takes its turn on the regular expression thread.

@@ -1,4 +1,5 @@
 import type { Budget } from "../budget.js";
+import type { Capability, Need } from "../capabilities.js";
 import type { NotificationName, Notifications, Result } from "../protocol/types.js";
 import type { JsonRpcId } from "./envelope.js";
 import type { InflightTable } from "./inflight.js";
@@ -11,6 +12,8 @@ export interface ConnectionState {
   scope: ReadonlySet<string> | null;
   /** The peer's address, for logs. */
   peer: string;
+  /** What its token may do (ACCESS_FILE); null or absent: everything (a full token, an agent, the hub's own calls). */
+  capabilities?: ReadonlySet<Capability> | null;
   /** Who the connection acts for, for audit.log: its token's id (`token-<n>`, `no token`), or `agent of <client>`. */
   who?: string;
   inflight: InflightTable;
@@ -54,6 +57,11 @@ export interface MethodTraits {
   subscription?: "opens" | "closes" | "topics";
   /** It never counts against RATE_LIMIT_PER_SEC: stopping work must stay possible for a caller over its rate. */
   unlimited?: boolean;
+  /**
+   * What the caller's token must be allowed (docs/security.md): a call outside its capabilities is FORBIDDEN;
+   * `connection` for calls that concern only the caller's own connection (ping, cancel, unsubscribing, resuming).
+   */
+  needs: Need;
   /** It changes nothing (a listing, a read of a page, a subscription): not written to audit.log, as every other call is. */
   reads?: boolean;
 }

@@ -1,5 +1,6 @@
 import { JSONRPCServer, type JSONRPCErrorResponse, type JSONRPCID, type JSONRPCResponse } from "json-rpc-2.0";
 import { Budget } from "../budget.js";
+import { allows, type Need } from "../capabilities.js";
 import { ErrorCode, HubError, toWireError, type ErrorName } from "../errors.js";
 import { log, logApi } from "../log.js";
 import {
@@ -59,6 +60,8 @@ export class Router<S> {
   #unlimited = new Set<string>();
   // Methods whose traits say they change nothing: every other call is written to audit.log.
   #reads = new Set<string>();
+  // What each method needs of the caller's token (its `needs` trait).
+  #needs = new Map<string, Need>();
   #rates = new WeakMap<ConnectionState, RateLimit>();
 
   constructor(options: RouterOptions<S>) {
@@ -71,6 +74,7 @@ export class Router<S> {
       );
       if (method.traits.unlimited) this.#unlimited.add(method.name);
       if (method.traits.reads) this.#reads.add(method.name);
+      this.#needs.set(method.name, method.traits.needs);
     }
     this.#server.mapErrorToJSONRPCErrorResponse = wireErrorOf;
   }
@@ -90,6 +94,12 @@ export class Router<S> {
     const response = await this.#handleItem({ kind: "request", id: 1, method, params }, connection, owed);
     if (response && "error" in response && response.error) throw HubError.fromWire(response.error);
     return response && "result" in response ? response.result : undefined;
+  }
+
+  /** Whether a connection's token may call a method (its `needs` trait); false for a method that does not exist. */
+  mayCall(method: string, connection: Pick<ConnectionState, "capabilities">): boolean {
+    const need = this.#needs.get(method);
+    return need !== undefined && allows(connection.capabilities, need);
   }
 
   #envelopeOptions(): { maxBatch: number; allowMissingVersion: boolean } {
@@ -193,6 +203,8 @@ export class Router<S> {
         message: `method "${item.method.slice(0, 100)}" does not exist; the methods are listed in protocol/tabwire.openrpc.json`,
       });
     }
+    const need = this.#needs.get(item.method) ?? "connection";
+    if (!allows(connection.capabilities, need)) return errorResponse(id, forbidden(item.method, need));
     let params: Record<string, unknown>;
     try {
       params = this.#checkParams(item);
@@ -253,6 +265,15 @@ export class Router<S> {
     }
     return params;
   }
+}
+
+/** The refusal of a call its token's capabilities do not cover, naming the capability it needs. */
+function forbidden(method: string, capability: Need): { code: number; message: string; data: { capability: Need } } {
+  return {
+    code: ErrorCode.FORBIDDEN,
+    message: `${method} needs the capability "${capability}", which this token does not have; the hub's operator grants capabilities in ACCESS_FILE`,
+    data: { capability },
+  };
 }
 
 /** The answer as it is, for a batch or an internal call. */

@@ -70,7 +70,7 @@ export class AccessPolicy {
     const throttled = this.#throttled(source);
     if (throttled) return throttled;
     const token = tokenFromRequest(request, url);
-    if (token === null && door === "agent") return { grant: { scope: null }, authenticated: false };
+    if (token === null && door === "agent") return { grant: { scope: null, capabilities: null }, authenticated: false };
     const grant = keys.check(token) ?? (token === null && door === "orchestrator" ? this.#sessionGrant(request) : null);
     if (grant) return this.#admitted(source, grant);
     this.#failures.failed(source);
@@ -133,7 +133,7 @@ export class AccessPolicy {
 
   /** A door with no token or key configured: every peer with ALLOW_OPEN, else loopback peers naming this machine. */
   #openDoor(request: IncomingMessage, door: Door): Admission | Refusal {
-    if (this.#options.allowOpen) return { grant: { scope: null }, authenticated: true };
+    if (this.#options.allowOpen) return { grant: { scope: null, capabilities: null }, authenticated: true };
     const who = door === "agent" ? "agents" : "peers";
     const setting = door === "agent" ? "AUTH_KEY" : "HUB_TOKEN";
     if (!isLoopback(request.socket.remoteAddress)) {
@@ -149,7 +149,7 @@ export class AccessPolicy {
         message: `Host ${host.slice(0, 200)} is not this hub's: a hub with no ${setting} answers loopback names and HOST only; the operator can add it to ALLOWED_HOSTS`,
       };
     }
-    return { grant: { scope: null }, authenticated: true };
+    return { grant: { scope: null, capabilities: null }, authenticated: true };
   }
 
   /**

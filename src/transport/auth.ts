@@ -1,25 +1,35 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import type { IncomingMessage } from "node:http";
+import type { Capability } from "../capabilities.js";
 import type { TokenGrant } from "../config.js";
+import type { ClientPolicy } from "../egress-rules.js";
 
-/** What a caller's token grants: the base client ids it reaches, or null for all. */
+/** What a caller's token grants: the base client ids it reaches (null: all) and what it may do there. */
 export interface Grant {
   scope: ReadonlySet<string> | null;
+  /** Its capabilities (ACCESS_FILE), which the router checks on every call; null: all of them. */
+  capabilities: ReadonlySet<Capability> | null;
+  /** The egress policy ACCESS_FILE gives its clients; undefined: none. */
+  policy?: ClientPolicy;
   /** Which configured token it is ("token-<n>"), to count its requests by; absent on a hub with no tokens. */
   key?: string;
 }
 
-interface StoredGrant {
+interface StoredGrant extends Grant {
   digest: Buffer;
-  scope: ReadonlySet<string> | null;
   key: string;
 }
 
-const FULL_ACCESS: Grant = { scope: null };
+const FULL_ACCESS: Grant = { scope: null, capabilities: null };
 
 /** Who a grant's connections act for, as audit.log names them: the token's id, never the token. */
 export function whoOf(grant: Grant): string {
   return grant.key ?? "no token";
+}
+
+/** What a connection made with a grant carries of it: its scope, its capabilities, and who it acts for (audit.log). */
+export function callerOf(grant: Grant): { scope: Grant["scope"]; capabilities: Grant["capabilities"]; who: string } {
+  return { scope: grant.scope, capabilities: grant.capabilities, who: whoOf(grant) };
 }
 
 /** Checks presented tokens against the configured ones by constant-time comparison of their digests. */
@@ -27,7 +37,13 @@ export class Authenticator {
   #grants: StoredGrant[];
 
   constructor(tokens: readonly TokenGrant[]) {
-    this.#grants = tokens.map((grant, index) => ({ digest: digest(grant.token), scope: grant.scope, key: `token-${index}` }));
+    this.#grants = tokens.map((grant, index) => ({
+      digest: digest(grant.token),
+      scope: grant.scope,
+      capabilities: grant.capabilities,
+      ...(grant.policy === undefined ? {} : { policy: grant.policy }),
+      key: `token-${index}`,
+    }));
   }
 
   /** Whether no token is configured (the hub then accepts loopback peers only). */
@@ -42,8 +58,7 @@ export class Authenticator {
     // Digests have one length, so timingSafeEqual never throws, and every grant is compared.
     const presented = digest(token);
     let found: Grant | null = null;
-    for (const grant of this.#grants)
-      if (timingSafeEqual(presented, grant.digest) && !found) found = { scope: grant.scope, key: grant.key };
+    for (const grant of this.#grants) if (timingSafeEqual(presented, grant.digest) && !found) found = grantOf(grant);
     return found;
   }
 }
@@ -67,6 +82,10 @@ export function isForeignOrigin(origin: string | undefined, allowedOrigins: Read
 export function isLoopback(address: string | undefined): boolean {
   if (!address) return false;
   return address === "::1" || address.startsWith("127.") || address.startsWith("::ffff:127.");
+}
+
+function grantOf({ scope, capabilities, policy, key }: StoredGrant): Grant {
+  return policy === undefined ? { scope, capabilities, key } : { scope, capabilities, policy, key };
 }
 
 function digest(token: string): Buffer {

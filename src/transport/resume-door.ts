@@ -35,7 +35,10 @@ export class ResumeDoor {
     if (id === undefined) return undefined;
     this.#ids.delete(request);
     const binding = admitted.grant.key ?? "open";
-    const session = this.#resumes.open({ id, scope: admitted.grant.scope, peer: admitted.peer, binding, who: whoOf(admitted.grant) });
+    const session = this.#resumes.open({
+      ...{ id, scope: admitted.grant.scope, capabilities: admitted.grant.capabilities },
+      ...{ peer: admitted.peer, binding, who: whoOf(admitted.grant) },
+    });
     return { session, resumes: this.#resumes };
   }
 }

@@ -2,7 +2,7 @@ import type { Budget } from "../budget.js";
 import { log } from "../log.js";
 import type { ResumeAnswer } from "../rpc/method.js";
 import type { ReplayLimits } from "./resume-buffer.js";
-import { PeerSession, type SessionSink } from "./resume-session.js";
+import { PeerSession, type PeerSessionOptions, type SessionSink } from "./resume-session.js";
 
 /** The resume settings: RESUME_WINDOW_MS (0: off), the buffer's bounds, and how many dropped sessions are kept. */
 export interface ResumeSettings extends ReplayLimits {
@@ -67,7 +67,7 @@ export class ResumeRegistry {
   }
 
   /** A new session of a connection that asked for resume; `binding` names the grant that made it. */
-  open(options: { id: string; scope: ReadonlySet<string> | null; peer: string; binding: string; who?: string }): PeerSession {
+  open(options: Pick<PeerSessionOptions, "id" | "scope" | "capabilities" | "peer" | "binding" | "who">): PeerSession {
     // The settings are the buffer's limits too (ResumeSettings extends ReplayLimits): no copy per connection.
     const session = new PeerSession({
       ...options,

@@ -1,3 +1,4 @@
+import type { Capability } from "../capabilities.js";
 import { setMaxListeners } from "node:events";
 import type { Budget } from "../budget.js";
 import { HubError } from "../errors.js";
@@ -31,6 +32,8 @@ export interface SessionTunnel {
 export interface PeerSessionOptions {
   id: string;
   scope: ReadonlySet<string> | null;
+  /** What its token may do (ConnectionState.capabilities); absent: everything. */
+  capabilities?: ReadonlySet<Capability> | null;
   peer: string;
   /** The grant of the token that made it ("open" on a hub without tokens): only the same may resume it. */
   binding: string;
@@ -65,6 +68,7 @@ export class PeerSession {
     this.state = {
       id: options.id,
       scope: options.scope,
+      capabilities: options.capabilities ?? null,
       peer: options.peer,
       ...(options.who === undefined ? {} : { who: options.who }),
       inflight: new InflightTable(),

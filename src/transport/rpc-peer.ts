@@ -1,4 +1,5 @@
 import WebSocket from "ws";
+import type { Capability } from "../capabilities.js";
 import { newId } from "../ids.js";
 import { log } from "../log.js";
 import type { ConnectionState } from "../rpc/method.js";
@@ -14,6 +15,8 @@ const DRAIN_POLL_MS = 20;
 export interface RpcPeerOptions<S> {
   router: Router<S>;
   scope: ReadonlySet<string> | null;
+  /** What its token may do (ConnectionState.capabilities); absent: everything. */
+  capabilities?: ReadonlySet<Capability> | null;
   peer: string;
   /** Who the connection acts for, for audit.log (ConnectionState.who). */
   who?: string;
@@ -53,7 +56,7 @@ export class RpcPeer<S> {
     this.#session =
       options.resumable?.session ??
       new PeerSession({
-        ...{ id: newId(), scope: options.scope, peer: options.peer, binding: "" },
+        ...{ id: newId(), scope: options.scope, capabilities: options.capabilities ?? null, peer: options.peer, binding: "" },
         ...(options.who === undefined ? {} : { who: options.who }),
       });
     this.#sink = {

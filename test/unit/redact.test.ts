@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
@@ -24,5 +24,14 @@ describe("log redaction", () => {
     expect(redact("WRONGPASS long-cdp-password and cdp-token-value and cluster-secret-value")).to.equal(
       "WRONGPASS [redacted] and [redacted] and [redacted]",
     );
+  });
+
+  it("hides ACCESS_FILE's tokens and the passwords of its upstream proxies", () => {
+    const file = path.join(logDir, "access.json");
+    const policies = { p: { upstreamProxy: "http://user:long-proxy-password@proxy.example:3128" } };
+    writeFileSync(file, JSON.stringify({ tokens: [{ token: "access-file-token-1", clients: ["a"], policy: "p" }], policies }));
+    chmodSync(file, 0o600);
+    configureLogging(parseConfig({ LOG_DIR: logDir, LOG_LEVEL: "error", AUTH_KEY: "agent-key-of-16-chars", ACCESS_FILE: file }));
+    expect(redact("token access-file-token-1, proxy said long-proxy-password")).to.equal("token [redacted], proxy said [redacted]");
   });
 });

@@ -4,6 +4,7 @@ import { h, replaceChildren, setText } from "./dom.js";
 import { activityLine, describe, errorText } from "./format.js";
 import type { Rpc } from "./rpc.js";
 import { Scope } from "./scope.js";
+import { mayUse } from "./session.js";
 import type { AgentActivity, AgentEvent, AgentState } from "./types.js";
 
 const MAX_LINES = 200;
@@ -38,7 +39,7 @@ export class AgentPanel {
       h("h2", {}, "Agent"),
       h("p", {}, "State: ", this.stateText),
       h("p", {}, "Task: ", this.task),
-      h("div", { class: "controls" }, this.pause, this.resume),
+      h("div", { class: "controls", hidden: !mayUse("agents") }, this.pause, this.resume),
       this.message,
       this.lines,
     ];

@@ -5,6 +5,7 @@ import { errorText } from "./format.js";
 import type { Rpc } from "./rpc.js";
 import type { Screencast, Screencasts } from "./screencast.js";
 import { Scope } from "./scope.js";
+import { mayUse } from "./session.js";
 import { type FrameGeometry, Takeover } from "./takeover.js";
 import type { ScreencastFrame } from "./types.js";
 
@@ -66,8 +67,9 @@ export class LiveView {
       { class: "live" },
       h("div", { class: "live-frame" }, this.canvas),
       this.status,
-      h("p", { class: "live-actions" }, activate),
-      hint,
+      // A token without act sees the page, never the controls that would drive it.
+      mayUse("act") && h("p", { class: "live-actions" }, activate),
+      mayUse("act") && hint,
     );
     this.screencast = options.screencasts.create({
       target: options.target,
@@ -75,14 +77,15 @@ export class LiveView {
       draw: (frame) => this.draw(frame),
       onError: (message) => this.show(`Live view: ${message}`),
     });
-    new Takeover({
-      rpc: options.rpc,
-      target: options.target,
-      canvas: this.canvas,
-      scope: this.scope,
-      geometry: () => this.geometry,
-      report: (message) => this.show(message),
-    });
+    if (mayUse("act"))
+      new Takeover({
+        rpc: options.rpc,
+        target: options.target,
+        canvas: this.canvas,
+        scope: this.scope,
+        geometry: () => this.geometry,
+        report: (message) => this.show(message),
+      });
     this.scope.add(() => clearTimeout(this.messageTimer));
     this.setBase("Connecting…");
   }

@@ -6,6 +6,8 @@ import { byId, setText } from "./dom.js";
 export interface Session {
   signedIn: true;
   scope: string[] | null;
+  /** What the token may do (null: everything): the page leaves out the controls it may not use. */
+  capabilities: string[] | null;
   via: "cookie" | "open" | string;
 }
 
@@ -13,6 +15,14 @@ export interface Session {
 export type SessionAnswer = { ok: true; session: Session } | { ok: false; status: number; message: string };
 
 const SESSION_URL = "/ui/session";
+
+// The signed-in token's capabilities (null: every one), for the controls that need one.
+let capabilities: string[] | null = null;
+
+/** Whether the signed-in token may use a capability (`act` for the take-over, `agents` for pause and resume). */
+export function mayUse(capability: string): boolean {
+  return capabilities === null || capabilities.includes(capability);
+}
 
 /** GET /ui/session: the current session, or a 401's message. */
 export async function getSession(): Promise<SessionAnswer> {
@@ -51,7 +61,8 @@ async function sessionRequest(method: "GET" | "POST", body?: object): Promise<Se
   const json = (await response.json().catch(() => null)) as Record<string, unknown> | null;
   if (response.ok && json && json.signedIn === true) {
     const scope = Array.isArray(json.scope) ? json.scope.map(String) : null;
-    return { ok: true, session: { signedIn: true, scope, via: typeof json.via === "string" ? json.via : "" } };
+    capabilities = Array.isArray(json.capabilities) ? json.capabilities.map(String) : null;
+    return { ok: true, session: { signedIn: true, scope, capabilities, via: typeof json.via === "string" ? json.via : "" } };
   }
   const error = json?.error as { message?: unknown } | undefined;
   const message = typeof error?.message === "string" ? error.message : `The hub answered ${response.status}.`;

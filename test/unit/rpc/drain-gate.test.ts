@@ -17,9 +17,9 @@ function drainingRouter(gate: DrainGate, validator: ParamsValidator): { router: 
   let release: () => void = () => undefined;
   const held = new Promise<void>((resolve) => (release = resolve));
   const methods: MethodDefinition<Services>[] = [
-    { name: "evaluate", traits: { runs: "tab" }, run: async () => held.then(() => ({ type: "number", value: 1 })) },
-    { name: "tabs.list", traits: { runs: "here" }, run: async () => ({ tabs: [] }) },
-    { name: "cancel", traits: { runs: "here", unlimited: true }, run: async () => ({ cancelled: false }) },
+    { name: "evaluate", traits: { runs: "tab", needs: "script" }, run: async () => held.then(() => ({ type: "number", value: 1 })) },
+    { name: "tabs.list", traits: { runs: "here", needs: "read" }, run: async () => ({ tabs: [] }) },
+    { name: "cancel", traits: { runs: "here", needs: "connection", unlimited: true }, run: async () => ({ cancelled: false }) },
   ];
   const router = new Router<Services>({
     methods,

@@ -15,7 +15,7 @@ function fakeConnection(): ConnectionState {
 
 /** A method under a real name of the document (so its params are checked), with a handler of the test's own. */
 function method(name: string, run: (params: Record<string, unknown>, call: CallContext<Services>) => Promise<unknown>): Method {
-  return { name, traits: { runs: "here" }, run: (params, call) => run(params as Record<string, unknown>, call) };
+  return { name, traits: { runs: "here", needs: "connection" }, run: (params, call) => run(params as Record<string, unknown>, call) };
 }
 
 function routerOf(methods: Method[], limits: { maxInflight?: number } = {}): Router<Services> {

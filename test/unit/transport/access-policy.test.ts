@@ -36,7 +36,7 @@ describe("AccessPolicy", () => {
     const open = policy({ allowOpen: true });
     for (const door of ["orchestrator", "agent"] as const) {
       expect(open.decide(requestFrom("10.0.0.5", { host: "anything.example" }), URL_OF, door)).to.deep.equal({
-        grant: { scope: null },
+        grant: { scope: null, capabilities: null },
         authenticated: true,
       });
       expect(open.isWideOpen(door)).to.equal(true);
@@ -45,7 +45,10 @@ describe("AccessPolicy", () => {
   });
 
   it("ALLOW_OPEN does not open a door that has tokens", () => {
-    const keyed = policy({ allowOpen: true, tokens: new Authenticator([{ token: "a-token-of-16-chars", scope: null }]) });
+    const keyed = policy({
+      allowOpen: true,
+      tokens: new Authenticator([{ token: "a-token-of-16-chars", scope: null, capabilities: null }]),
+    });
     expect(keyed.decide(requestFrom("10.0.0.5"), URL_OF, "orchestrator")).to.have.property("status", 401);
     expect(keyed.isWideOpen("orchestrator")).to.equal(false);
   });

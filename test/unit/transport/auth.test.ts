@@ -3,12 +3,12 @@ import { Authenticator, isLoopback } from "../../../src/transport/auth.js";
 
 describe("transport/auth", () => {
   const auth = new Authenticator([
-    { token: "full-access-token", scope: null },
-    { token: "scoped-token-1234", scope: new Set(["alpha"]) },
+    { token: "full-access-token", scope: null, capabilities: null },
+    { token: "scoped-token-1234", scope: new Set(["alpha"]), capabilities: null },
   ]);
 
   it("grants a known token its scope", () => {
-    expect(auth.check("full-access-token")).to.deep.equal({ scope: null, key: "token-0" });
+    expect(auth.check("full-access-token")).to.deep.equal({ scope: null, capabilities: null, key: "token-0" });
     expect(auth.check("scoped-token-1234")?.scope).to.deep.equal(new Set(["alpha"]));
   });
 
@@ -21,7 +21,7 @@ describe("transport/auth", () => {
   it("grants everything when no token is configured", () => {
     const open = new Authenticator([]);
     expect(open.isOpen).to.equal(true);
-    expect(open.check(null)).to.deep.equal({ scope: null });
+    expect(open.check(null)).to.deep.equal({ scope: null, capabilities: null });
   });
 
   it("knows loopback addresses", () => {
