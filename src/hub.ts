@@ -40,6 +40,8 @@ import { navigateTab } from "./runtime/navigate-tab.js";
 import { NetworkLog } from "./events/network-log.js";
 import { NetworkStream } from "./events/network-stream.js";
 import { ClientRoutes } from "./clients/client-routes.js";
+import { ProxyAuth } from "./clients/proxy-auth.js";
+import { EgressService } from "./egress/egress-service.js";
 import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
 import { PersistentClients } from "./clients/persistent-clients.js";
@@ -144,7 +146,7 @@ export async function startHub(config: Config): Promise<Hub> {
     await closeAll(sockets);
     resumes.closeAll();
     await mcp.closeAll();
-    await services.pool.detachAll();
+    await Promise.all([services.pool.detachAll(), services.egress.closeAll()]);
     await services.browser.stop();
     await services.uploads.removeAll();
     await services.downloads.removeAll();
@@ -204,7 +206,9 @@ function buildServices(config: Config): HubServices {
   // With CDP_URL the clients' contexts outlive the hub: written down in DATA_DIR for the next hub to adopt.
   const store = config.cdpUrl === null ? null : new ClientStore(config.dataDir);
   const clientOptions = { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs };
-  const clients = new ClientManager(browser, agents, { ...clientOptions, ...(store ? { record: store } : {}) });
+  const egress = new EgressService({ hosts: config.egressHosts });
+  const clients = new ClientManager(browser, agents, { ...clientOptions, proxies: egress, ...(store ? { record: store } : {}) });
+  clients.contexts.on("closed", (clientId, reason) => reason === "idle" && egress.forget(clientId));
   limitPopups(browser, clients, config.maxTabsPerClient);
   watchPageTitles(pool, browser);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
@@ -216,6 +220,7 @@ function buildServices(config: Config): HubServices {
   const networkStream = new NetworkStream(network, browser);
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
+  new ProxyAuth({ pool, browser, clients, routes }, (clientId) => egress.credentialsOf(clientId));
   if (store)
     adoptClients({
       store,
@@ -241,6 +246,7 @@ function buildServices(config: Config): HubServices {
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
     ...{ uploads, emulation, network, networkStream, routes, downloads, persistent, screencasts: new Screencasts(browser) },
+    egress,
   };
 }
 

@@ -81,6 +81,11 @@ export class ClientRoutes {
     return route && canSee(route.clientId) ? route : undefined;
   }
 
+  /** Whether the tab's session intercepts its requests for routes now (then the routes answer each paused request). */
+  intercepts(tabId: string): boolean {
+    return this.#armed.has(tabId);
+  }
+
   /** Removes a route; tabs left with none stop intercepting. */
   remove(routeId: string): void {
     this.#routes.delete(routeId);

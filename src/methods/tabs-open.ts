@@ -22,7 +22,8 @@ export const tabsOpen = defineMethod("tabs.open", { runs: "here", changesListing
       { limit: config.maxTabsPerClient },
     );
   }
-  const direct = params.waitUntil === "none" || params.url === "about:blank";
+  // A policed client's tab starts blank: its session is attached (to answer the proxy's sign-in) before its first request.
+  const direct = params.url === "about:blank" || (params.waitUntil === "none" && !call.services.egress.isPoliced(clientId));
   const browserContextId = await clients.contexts.acquire(clientId, call.budget);
   const connection = browser.connection();
   // Chrome makes the tab even when the call ends first: the command outlives the budget, so a late tab is closed.

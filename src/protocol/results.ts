@@ -14,6 +14,10 @@ export interface MethodResults {
     persistent: boolean;
     /** The size of the saved state now (persistent clients only; absent when another instance of the cluster keeps the client). */
     persistedBytes?: number;
+    /** How many egress policies apply to the client now (its own and its token's); absent when it has none. */
+    policies?: number;
+    /** Whether the client's traffic leaves through an upstream proxy (present when it does). */
+    upstreamProxy?: boolean;
   };
   "clients.list": {
     clients: Client[];
