@@ -42,6 +42,7 @@ import { NetworkStream } from "./events/network-stream.js";
 import { ClientRoutes } from "./clients/client-routes.js";
 import { ProxyAuth } from "./clients/proxy-auth.js";
 import { EgressService } from "./egress/egress-service.js";
+import { watchEgress } from "./egress-events.js";
 import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
 import { PersistentClients } from "./clients/persistent-clients.js";
@@ -220,6 +221,7 @@ function buildServices(config: Config): HubServices {
   const networkStream = new NetworkStream(network, browser);
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
+  watchEgress({ egress, network, clients, eventTopics });
   new ProxyAuth({ pool, browser, clients, routes }, (clientId) => egress.credentialsOf(clientId));
   if (store)
     adoptClients({

@@ -12,6 +12,8 @@ export interface EgressRefusal {
   port: number;
   policy: string;
   rule: string;
+  /** When it was refused (epoch milliseconds). */
+  at: number;
 }
 
 /** What one client's proxy asks its owner at each request. */
@@ -85,7 +87,7 @@ export class EgressProxy {
     const url = isHttp ? (request.request.url ?? `http://${hostname}:${port}/`) : `${hostname}:${port}`;
     if (!decision.allowed) {
       const { host, policy, rule } = decision;
-      this.#options.onRefused({ clientId: this.#options.clientId, url, host, port, policy, rule });
+      this.#options.onRefused({ clientId: this.#options.clientId, url, host, port, policy, rule, at: Date.now() });
       // A proxy's answer to a plain HTTP request is shown to the page as the site's own: end it without one, so
       // the browser sees a network error. A refused CONNECT is a failed tunnel either way.
       if (isHttp) request.request.socket.destroy();

@@ -1,6 +1,6 @@
 import { EventEmitter } from "node:events";
 import type { ClientPolicy } from "../egress-rules.js";
-import { HubError } from "../errors.js";
+import { HubError, isHubError } from "../errors.js";
 import { log } from "../log.js";
 import type { NamedPolicy } from "./egress-decision.js";
 import { EGRESS_PROXY_USER, EgressProxy, type EgressRefusal } from "./egress-proxy.js";
@@ -121,15 +121,25 @@ export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefus
     this.#own.delete(clientId);
   }
 
-  /** The latest refusal of a client's request to `host` (a URL's host), if any. */
+  /** The latest refusal of a client's request to a URL's host and port, if any. */
   refusalFor(clientId: string, url: string): EgressRefusal | undefined {
-    let host: string | null;
-    try {
-      host = normaliseHost(new URL(url).hostname);
-    } catch {
-      return undefined;
-    }
-    return this.#recent.get(clientId)?.findLast((refusal) => refusal.host === host);
+    const where = hostAndPort(url);
+    if (!where) return undefined;
+    return this.#recent.get(clientId)?.findLast((refusal) => refusal.host === where.host && refusal.port === where.port);
+  }
+
+  /**
+   * A navigation's NAVIGATION_FAILED with `data.policy` {policy, rule, host} when the client's policy refused it: the
+   * URL's own host, else (a redirect to a refused host) the latest refusal since the navigation began.
+   */
+  explain(error: unknown, clientId: string, navigation: { url: string; since: number }): unknown {
+    if (!isHubError(error, "NAVIGATION_FAILED")) return error;
+    const recent = (this.#recent.get(clientId) ?? []).filter((refusal) => refusal.at >= navigation.since);
+    const refusal = this.refusalFor(clientId, navigation.url) ?? recent.at(-1);
+    if (!refusal || refusal.at < navigation.since) return error;
+    const { policy, rule, host } = refusal;
+    const data = { ...(error.data as object | undefined), policy: { policy, rule, host } };
+    return new HubError("NAVIGATION_FAILED", `${error.message} (refused by the egress policy: ${policy} ${rule}, host ${host})`, data);
   }
 
   /** Closes every proxy (the hub stops). */
@@ -162,5 +172,16 @@ export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefus
     if (recent.length > RECENT_REFUSALS) recent.shift();
     this.#recent.set(refusal.clientId, recent);
     this.emit("blocked", refusal);
+  }
+}
+
+function hostAndPort(url: string): { host: string; port: number } | null {
+  try {
+    const parsed = new URL(url);
+    const host = normaliseHost(parsed.hostname);
+    const secure = parsed.protocol === "https:" || parsed.protocol === "wss:";
+    return host === null ? null : { host, port: parsed.port === "" ? (secure ? 443 : 80) : Number(parsed.port) };
+  } catch {
+    return null;
   }
 }

@@ -44,7 +44,11 @@ export const tabsOpen = defineMethod("tabs.open", { runs: "here", changesListing
     throw error;
   }
   try {
-    if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params, call.budget);
+    const since = Date.now();
+    if (!direct)
+      await navigateTab(await pool.acquire(targetId, call.budget), params, call.budget).catch((error: unknown) => {
+        throw call.services.egress.explain(error, clientId, { url: params.url, since });
+      });
     const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { budget: call.budget });
     browser.notePage(targetInfo);
     if (!params.background) clients.activity.activated(targetId);

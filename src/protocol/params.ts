@@ -259,7 +259,7 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
   /** `events.subscribe`: Tab notifications for every client this connection may see. */
   "events.subscribe": {
     /** The topics to receive. */
-    topics: ("agents" | "clients" | "tabs" | "downloads")[];
+    topics: ("agents" | "clients" | "tabs" | "downloads" | "policy")[];
   };
   /** `session.resume`: Takes over a session whose connection dropped: its subscriptions, the notifications it missed and the answers it is owed. */
   "session.resume": {
