@@ -3,11 +3,19 @@ import type { TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { EVENT_BUDGET_MS } from "../support/budgets.js";
 import { startCountingServer, type CountingServer } from "../support/egress-fixture.js";
+import { eventually } from "../support/eventually.js";
 import { failure } from "../support/rpc-client.js";
-import { evaluate, openTab } from "../support/tabs.js";
+import { closeTab, evaluate, openTab } from "../support/tabs.js";
 import { connectClient, startTestHub } from "../support/test-hub.js";
 
 const POLICY = { egress: { allow: ["allowed.test"] } };
+const NAVIGATION_FAILED = -32012;
+const INVALID_PARAMS = -32602;
+
+interface Blocked {
+  url: string;
+  blockedBy?: { policy: string; rule: string };
+}
 
 describe("egress policy: a client's browser reaches only what its policy allows (real hub, Chromium, loopback servers)", function () {
   this.timeout(4 * EVENT_BUDGET_MS);
@@ -17,17 +25,42 @@ describe("egress policy: a client's browser reaches only what its policy allows 
   let client: TabwireClient;
   let allowedOrigin: string;
   let otherOrigin: string;
+  let direct: string;
+  const opened: string[] = [];
+
+  const open = async (clientId: string, url: string): Promise<string> => {
+    const tab = await openTab(client, url, { clientId });
+    opened.push(tab.target);
+    return tab.target;
+  };
+  const blockedIn = async (target: string, fragment: string): Promise<Blocked> => {
+    let found: Blocked | undefined;
+    await eventually(
+      async () => {
+        const { requests } = await client.call("network.list", { target });
+        found = (requests as Blocked[]).find((request) => request.url.includes(fragment) && request.blockedBy);
+        return found !== undefined;
+      },
+      EVENT_BUDGET_MS,
+      `a request to ${fragment} blocked by policy in network.list`,
+    );
+    return found as Blocked;
+  };
 
   before(async () => {
     [allowed, other] = await Promise.all([startCountingServer(), startCountingServer()]);
     allowedOrigin = `http://allowed.test:${allowed.port}`;
     otherOrigin = `http://other.test:${other.port}`;
+    direct = `http://127.0.0.1:${other.port}`;
     hub = await startTestHub({
       EGRESS_HOSTS: "allowed.test=127.0.0.1,other.test=127.0.0.1",
-      // A service worker needs a secure origin: the test names are made one.
+      // A service worker needs a secure origin: the test name is made one.
       CHROME_ARGS: `--unsafely-treat-insecure-origin-as-secure=${allowedOrigin}`,
     });
     client = await connectClient(hub);
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((target) => closeTab(client, target)));
   });
   after(async () => {
     await client?.close();
@@ -35,14 +68,134 @@ describe("egress policy: a client's browser reaches only what its policy allows 
     await Promise.all([allowed?.close(), other?.close()]);
   });
 
-  it("navigates to the allowed host and refuses the other name, which never reaches its server", async () => {
+  it("a navigation to another name or to 127.0.0.1 directly is NAVIGATION_FAILED with data.policy, never reaches its server, and is in network.list with its rule and told as policy.blocked", async () => {
+    await client.call("events.subscribe", { topics: ["policy"] });
+    const told: { url: string; rule: string }[] = [];
+    const stop = client.on("policy.blocked", (params) => void told.push(params));
     await client.call("clients.configure", { clientId: "policed-nav", policy: POLICY });
-    const tab = await openTab(client, `${allowedOrigin}/page`, { clientId: "policed-nav" });
+    const target = await open("policed-nav", `${allowedOrigin}/page`);
     expect(allowed.hits("/page")).to.equal(1);
-    const refused = await failure(client.call("navigate", { target: tab.target, url: `${otherOrigin}/page` }));
-    expect(refused.code).to.equal(-32012);
+    for (const url of [`${otherOrigin}/page?k=nav`, `${direct}/page?k=direct`, `${allowedOrigin}/redirect?to=${otherOrigin}/page?k=hop`]) {
+      const refused = await failure(client.call("navigate", { target, url }));
+      expect(refused.code, url).to.equal(NAVIGATION_FAILED);
+      expect((refused.data as { policy?: unknown }).policy, url).to.include({ policy: "client" });
+    }
+    const direct127 = await failure(client.call("navigate", { target, url: `${direct}/page` }));
+    expect((direct127.data as { policy: { rule: string } }).policy.rule).to.equal("allow");
     expect(other.hits()).to.equal(0);
-    const data = await evaluate(client, tab.target, `fetch("${allowedOrigin}/data").then((r) => r.json())`);
-    expect(data.value).to.deep.equal({ ok: true });
+    expect(allowed.hits("/redirect")).to.equal(1);
+    expect((await blockedIn(target, "k=nav")).blockedBy).to.deep.equal({ policy: "client", rule: "allow" });
+    await eventually(async () => told.some((notice) => notice.url.includes("other.test")), EVENT_BUDGET_MS, "policy.blocked");
+    stop();
+  });
+
+  it("an image, a fetch, a WebSocket, an EventSource, a beacon, a form post and a fetch redirected to another name are refused before they reach it; the allowed ones work", async () => {
+    await client.call("clients.configure", { clientId: "policed-sub", policy: POLICY });
+    const target = await open("policed-sub", `${allowedOrigin}/page`);
+    const results = await evaluate(client, target, {
+      expression: `(async () => {
+        const other = ${JSON.stringify(otherOrigin)}, allowed = ${JSON.stringify(allowedOrigin)}, wsOther = other.replace("http", "ws"), wsAllowed = allowed.replace("http", "ws");
+        const image = (src) => new Promise((done) => { const i = new Image(); i.onload = () => done("loaded"); i.onerror = () => done("refused"); i.src = src; });
+        const socket = (url) => new Promise((done) => { const s = new WebSocket(url); s.onmessage = (e) => { done(e.data); s.close(); }; s.onerror = () => done("refused"); });
+        const stream = (url) => new Promise((done) => { const s = new EventSource(url); s.onmessage = (e) => { done(e.data); s.close(); }; s.onerror = () => { done("refused"); s.close(); }; });
+        const get = (url) => fetch(url).then((r) => r.json().then((j) => j.ok ? "ok" : "bad"), () => "refused");
+        const form = document.createElement("form"); form.method = "post"; form.action = other + "/form"; form.target = "sink";
+        document.body.append(form); form.submit();
+        return {
+          imageOther: await image(other + "/img"), imageAllowed: await image(allowed + "/img"),
+          fetchOther: await get(other + "/data?k=fetch"), fetchAllowed: await get(allowed + "/data"),
+          redirected: await get(allowed + "/redirect?to=" + encodeURIComponent(other + "/data?k=redirect")),
+          wsOther: await socket(wsOther + "/ws"), wsAllowed: await socket(wsAllowed + "/ws"),
+          sseOther: await stream(other + "/events"), sseAllowed: await stream(allowed + "/events"),
+          beacon: navigator.sendBeacon(other + "/beacon", "x"), beaconAllowed: navigator.sendBeacon(allowed + "/beacon", "x"),
+        };
+      })()`,
+      awaitPromise: true,
+    });
+    expect(results.value).to.deep.equal({
+      imageOther: "refused",
+      imageAllowed: "loaded",
+      fetchOther: "refused",
+      fetchAllowed: "ok",
+      redirected: "refused",
+      wsOther: "refused",
+      wsAllowed: "hello",
+      sseOther: "refused",
+      sseAllowed: "one",
+      beacon: true,
+      beaconAllowed: true,
+    });
+    await eventually(async () => allowed.hits("/beacon") === 1, EVENT_BUDGET_MS, "the allowed beacon");
+    for (const fragment of ["/img", "/data?k=fetch", "/data?k=redirect", "/events", "/beacon", "/form"]) {
+      expect((await blockedIn(target, `other.test:${other.port}${fragment}`)).blockedBy, fragment).to.deep.equal({ policy: "client", rule: "allow" });
+    }
+    expect(other.hits()).to.equal(0);
+    expect(allowed.hits("/ws")).to.equal(1);
+  });
+
+  it("a service worker's fetch goes through the policy: the allowed one reaches its server, the other never does", async () => {
+    await client.call("clients.configure", { clientId: "policed-sw", policy: POLICY });
+    const target = await open("policed-sw", `${allowedOrigin}/page`);
+    const urls = `${allowedOrigin}/data?k=sw,${otherOrigin}/data?k=sw`;
+    const results = await evaluate(client, target, {
+      expression: `new Promise((done, fail) => {
+        navigator.serviceWorker.addEventListener("message", (event) => done(event.data));
+        navigator.serviceWorker.register("/sw.js?urls=" + encodeURIComponent(${JSON.stringify(urls)})).catch((e) => fail(String(e)));
+      })`,
+      awaitPromise: true,
+    });
+    expect(results.value).to.deep.equal(['{"ok":true}', "refused"]);
+    expect(allowed.hits("/data")).to.be.greaterThan(0);
+    expect(other.hits()).to.equal(0);
+  });
+
+  it("one client's policy never touches another client's tabs, and a wider policy given later lets nothing more through", async () => {
+    await client.call("clients.configure", { clientId: "policed-narrow", policy: POLICY });
+    const wider = await client.call("clients.configure", { clientId: "policed-narrow", policy: { egress: { allow: ["allowed.test", "other.test"] } } });
+    expect(wider.policies).to.equal(2);
+    const policed = await open("policed-narrow", `${allowedOrigin}/page`);
+    const free = await open("free-client", `${direct}/page`);
+    const before = other.hits();
+    expect(before).to.equal(1);
+    expect((await failure(client.call("navigate", { target: policed, url: `${otherOrigin}/page` }))).code).to.equal(NAVIGATION_FAILED);
+    const fetched = await evaluate(client, free, `fetch("${direct}/data").then((r) => r.json())`);
+    expect(fetched.value).to.deep.equal({ ok: true });
+    expect(other.hits()).to.equal(before + 1);
+  });
+
+  it("a policy on a client whose context has tabs without a proxy is INVALID_PARAMS; with no tab the context is made again behind one", async () => {
+    const tab = await open("late-policy", `${direct}/page`);
+    const refused = await failure(client.call("clients.configure", { clientId: "late-policy", policy: POLICY }));
+    expect(refused.code).to.equal(INVALID_PARAMS);
+    expect(refused.message).to.match(/before its first tab/);
+    await closeTab(client, tab);
+    opened.splice(opened.indexOf(tab), 1);
+    await client.call("clients.configure", { clientId: "late-policy", policy: POLICY });
+    const again = await open("late-policy", `${allowedOrigin}/page`);
+    const hits = other.hits();
+    expect((await failure(client.call("navigate", { target: again, url: `${otherOrigin}/page` }))).code).to.equal(NAVIGATION_FAILED);
+    expect(other.hits()).to.equal(hits);
+  });
+
+  it("bad policies are INVALID_PARAMS naming the path, and DEFAULT_CLIENT_ID cannot have one", async () => {
+    const bad: [unknown, string][] = [
+      [{ egress: { allow: ["allowed.test"], allows: [] } }, "/policy/egress/allows"],
+      [{ egress: { allow: ["bad host!"] } }, "/policy/egress/allow/0"],
+      [{ egress: { block: ["ok.test", "*.*.x"] } }, "/policy/egress/block/1"],
+      [{ egress: { ports: [0] } }, "/policy/egress/ports/0"],
+      [{ egress: { ports: [80, 70000] } }, "/policy/egress/ports/1"],
+      [{ egres: {} }, "/policy/egres"],
+    ];
+    for (const [policy, path] of bad) {
+      const refused = await failure(client.call("clients.configure", { clientId: "bad-policy", policy } as never));
+      expect(refused.code, path).to.equal(INVALID_PARAMS);
+      const errors = (refused.data as { errors: { path: string }[] }).errors;
+      expect(errors.map((error) => error.path), JSON.stringify(policy)).to.include(path);
+    }
+    const upstream = await failure(client.call("clients.configure", { clientId: "bad-policy", upstreamProxy: "ftp://x" }));
+    expect(upstream.code).to.equal(INVALID_PARAMS);
+    const local = await failure(client.call("clients.configure", { clientId: "local", policy: POLICY }));
+    expect(local.code).to.equal(INVALID_PARAMS);
+    expect(local.message).to.match(/default context/);
   });
 });

@@ -15,7 +15,7 @@ export interface CountingServer {
   close(): Promise<void>;
 }
 
-const GIF = Buffer.from("R0lGODlhAQABAAAAACw=", "base64");
+const GIF = Buffer.from("R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7", "base64");
 
 /** Starts a counting server on 127.0.0.1, port 0. */
 export async function startCountingServer(): Promise<CountingServer> {
