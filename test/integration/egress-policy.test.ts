@@ -1,4 +1,6 @@
+import http from "node:http";
 import { expect } from "chai";
+import { Server } from "proxy-chain";
 import type { TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
 import { EVENT_BUDGET_MS } from "../support/budgets.js";
@@ -199,3 +201,92 @@ describe("egress policy: a client's browser reaches only what its policy allows 
     expect(local.message).to.match(/default context/);
   });
 });
+
+describe("egress policy: the proxy's own door and an upstream proxy (real hub, Chromium, loopback servers)", function () {
+  this.timeout(4 * EVENT_BUDGET_MS);
+  let hub: Hub;
+  let allowed: CountingServer;
+  let upstream: Server;
+  let client: TabwireClient;
+  let allowedOrigin: string;
+  const upstreamSeen: string[] = [];
+  const opened: string[] = [];
+
+  before(async () => {
+    allowed = await startCountingServer();
+    allowedOrigin = `http://allowed.test:${allowed.port}`;
+    // The upstream proxy of a client: it counts what it is asked for and sends every test name to loopback.
+    upstream = new Server({
+      port: 0,
+      host: "127.0.0.1",
+      prepareRequestFunction: ({ hostname, port }) => {
+        upstreamSeen.push(`${hostname}:${port}`);
+        return { dnsLookup: ((_host: string, _options: unknown, done: (e: null, a: string, f: number) => void) => done(null, "127.0.0.1", 4)) as never };
+      },
+    });
+    await upstream.listen();
+    hub = await startTestHub({ EGRESS_HOSTS: "allowed.test=127.0.0.1,other.test=127.0.0.1" });
+    client = await connectClient(hub);
+  });
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((target) => closeTab(client, target)));
+  });
+  after(async () => {
+    await client?.close();
+    await hub?.stop();
+    await upstream?.close(true);
+    await allowed?.close();
+  });
+
+  it("the proxy refuses a local process without the client's password (407), whatever it asks for", async () => {
+    await client.call("clients.configure", { clientId: "door", policy: POLICY });
+    const tab = await openTab(client, `${allowedOrigin}/page`, { clientId: "door" });
+    opened.push(tab.target);
+    const proxyUrl = new URL((await hub.services.egress.open("door")) as string);
+    const before = allowed.hits();
+    for (const authorization of [undefined, `Basic ${Buffer.from("tabwire:guess").toString("base64")}`]) {
+      const status = await proxyGet(proxyUrl, `http://127.0.0.1:${allowed.port}/data`, authorization);
+      expect(status).to.equal(407);
+    }
+    expect(allowed.hits()).to.equal(before);
+  });
+
+  it("an upstream proxy gets exactly the policed client's allowed traffic: not its refused requests, not another client's", async () => {
+    const second = await startCountingServer();
+    try {
+      await client.call("clients.configure", { clientId: "chained", policy: POLICY, upstreamProxy: `http://127.0.0.1:${upstream.port}` });
+      const tab = await openTab(client, `${allowedOrigin}/page`, { clientId: "chained" });
+      opened.push(tab.target);
+      expect(upstreamSeen).to.include(`allowed.test:${allowed.port}`);
+      const refused = await failure(client.call("navigate", { target: tab.target, url: `http://other.test:${second.port}/page` }));
+      expect(refused.code).to.equal(NAVIGATION_FAILED);
+      // Another client, policed or not, on another port: none of it may reach the upstream.
+      const free = await openTab(client, `http://127.0.0.1:${second.port}/page`, { clientId: "unchained" });
+      await client.call("clients.configure", { clientId: "policed-only", policy: POLICY });
+      const policed = await openTab(client, `http://allowed.test:${second.port}/page`, { clientId: "policed-only" });
+      opened.push(free.target, policed.target);
+      expect(second.hits("/page")).to.equal(2);
+      expect(new Set(upstreamSeen)).to.deep.equal(new Set([`allowed.test:${allowed.port}`]));
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+// A plain-HTTP proxy request as another local process would send it; answers the status.
+function proxyGet(proxy: URL, url: string, authorization?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.request({
+      host: proxy.hostname,
+      port: proxy.port,
+      path: url,
+      headers: { Host: new URL(url).host, ...(authorization ? { "Proxy-Authorization": authorization } : {}) },
+    });
+    request.on("response", (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on("error", reject);
+    request.end();
+  });
+}
