@@ -22,7 +22,8 @@ export function normaliseHost(raw: string): string | null {
   if (host.startsWith("[") && host.endsWith("]")) host = host.slice(1, -1);
   if (isIP(host) !== 0) return host.toLowerCase();
   host = host.replace(/\.+$/, "");
-  if (host === "" || host.length > 253) return null;
+  // domainToASCII parses as a URL would: "a/b" would come back as "a". Only name characters get that far.
+  if (host === "" || host.length > 253 || /[\s/\\?#@:%*[\]]/.test(host)) return null;
   const ascii = domainToASCII(host);
   if (ascii === "" || !/^[a-z0-9_-]+(\.[a-z0-9_-]+)*$/.test(ascii)) return null;
   if (ascii.split(".").some((label) => label.length > 63)) return null;

@@ -129,7 +129,10 @@ describe("egress policy: a client's browser reaches only what its policy allows 
     });
     await eventually(async () => allowed.hits("/beacon") === 1, EVENT_BUDGET_MS, "the allowed beacon");
     for (const fragment of ["/img", "/data?k=fetch", "/data?k=redirect", "/events", "/beacon", "/form"]) {
-      expect((await blockedIn(target, `other.test:${other.port}${fragment}`)).blockedBy, fragment).to.deep.equal({ policy: "client", rule: "allow" });
+      expect((await blockedIn(target, `other.test:${other.port}${fragment}`)).blockedBy, fragment).to.deep.equal({
+        policy: "client",
+        rule: "allow",
+      });
     }
     expect(other.hits()).to.equal(0);
     expect(allowed.hits("/ws")).to.equal(1);
@@ -153,7 +156,10 @@ describe("egress policy: a client's browser reaches only what its policy allows 
 
   it("one client's policy never touches another client's tabs, and a wider policy given later lets nothing more through", async () => {
     await client.call("clients.configure", { clientId: "policed-narrow", policy: POLICY });
-    const wider = await client.call("clients.configure", { clientId: "policed-narrow", policy: { egress: { allow: ["allowed.test", "other.test"] } } });
+    const wider = await client.call("clients.configure", {
+      clientId: "policed-narrow",
+      policy: { egress: { allow: ["allowed.test", "other.test"] } },
+    });
     expect(wider.policies).to.equal(2);
     const policed = await open("policed-narrow", `${allowedOrigin}/page`);
     const free = await open("free-client", `${direct}/page`);
@@ -192,7 +198,10 @@ describe("egress policy: a client's browser reaches only what its policy allows 
       const refused = await failure(client.call("clients.configure", { clientId: "bad-policy", policy } as never));
       expect(refused.code, path).to.equal(INVALID_PARAMS);
       const errors = (refused.data as { errors: { path: string }[] }).errors;
-      expect(errors.map((error) => error.path), JSON.stringify(policy)).to.include(path);
+      expect(
+        errors.map((error) => error.path),
+        JSON.stringify(policy),
+      ).to.include(path);
     }
     const upstream = await failure(client.call("clients.configure", { clientId: "bad-policy", upstreamProxy: "ftp://x" }));
     expect(upstream.code).to.equal(INVALID_PARAMS);
@@ -221,7 +230,10 @@ describe("egress policy: the proxy's own door and an upstream proxy (real hub, C
       host: "127.0.0.1",
       prepareRequestFunction: ({ hostname, port }) => {
         upstreamSeen.push(`${hostname}:${port}`);
-        return { dnsLookup: ((_host: string, _options: unknown, done: (e: null, a: string, f: number) => void) => done(null, "127.0.0.1", 4)) as never };
+        return {
+          dnsLookup: ((_host: string, _options: unknown, done: (e: null, a: string, f: number) => void) =>
+            done(null, "127.0.0.1", 4)) as never,
+        };
       },
     });
     await upstream.listen();
