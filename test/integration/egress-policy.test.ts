@@ -1,3 +1,4 @@
+import dgram from "node:dgram";
 import http from "node:http";
 import { expect } from "chai";
 import { Server } from "proxy-chain";
@@ -136,6 +137,30 @@ describe("egress policy: a client's browser reaches only what its policy allows 
     }
     expect(other.hits()).to.equal(0);
     expect(allowed.hits("/ws")).to.equal(1);
+  });
+
+  it("WebRTC sends no UDP around the proxy: a STUN server on loopback gets no packet from a policed page", async () => {
+    const udp = dgram.createSocket("udp4");
+    let packets = 0;
+    udp.on("message", () => packets++);
+    await new Promise<void>((resolve) => udp.bind(0, "127.0.0.1", resolve));
+    try {
+      await client.call("clients.configure", { clientId: "policed-rtc", policy: POLICY });
+      const target = await open("policed-rtc", `${allowedOrigin}/page`);
+      const gathered = await evaluate(client, target, {
+        expression: `new Promise(async (done) => {
+          const pc = new RTCPeerConnection({ iceServers: [{ urls: "stun:127.0.0.1:${udp.address().port}" }] });
+          pc.createDataChannel("x");
+          pc.onicegatheringstatechange = () => pc.iceGatheringState === "complete" && done("complete");
+          await pc.setLocalDescription(await pc.createOffer());
+        })`,
+        awaitPromise: true,
+      });
+      expect(gathered.value).to.equal("complete");
+      expect(packets).to.equal(0);
+    } finally {
+      udp.close();
+    }
   });
 
   it("a service worker's fetch goes through the policy: the allowed one reaches its server, the other never does", async () => {
