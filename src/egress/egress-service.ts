@@ -81,6 +81,13 @@ export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefus
       .catch(() => undefined);
   }
 
+  /** Gives a new client (a /cdp connection's context of its own) the policies and upstream proxy of the client that made it. */
+  inherit(clientId: string, parentId: string): void {
+    const parent = this.#own.get(parentId);
+    if (parent)
+      this.#own.set(clientId, { policies: [...parent.policies], ...(parent.upstreamProxy ? { upstreamProxy: parent.upstreamProxy } : {}) });
+  }
+
   /** The proxy URL a policed client's new context is made with (null: the client has no policy), started now. */
   async open(clientId: string): Promise<string | null> {
     if (!this.isPoliced(clientId)) return null;

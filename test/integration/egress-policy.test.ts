@@ -1,6 +1,7 @@
 import dgram from "node:dgram";
 import http from "node:http";
 import { expect } from "chai";
+import { chromium } from "playwright-core";
 import { Server } from "proxy-chain";
 import type { TabwireClient } from "../../src/client/index.js";
 import type { Hub } from "../../src/hub.js";
@@ -194,6 +195,29 @@ describe("egress policy: a client's browser reaches only what its policy allows 
     const fetched = await evaluate(client, free, `fetch("${direct}/data").then((r) => r.json())`);
     expect(fetched.value).to.deep.equal({ ok: true });
     expect(other.hits()).to.equal(before + 1);
+  });
+
+  it("through /cdp, a policed client's pages and the contexts it makes (Playwright's newContext) are held to its policy", async () => {
+    await client.call("clients.configure", { clientId: "policed-cdp", policy: POLICY });
+    await open("policed-cdp", `${allowedOrigin}/page`);
+    const cdpUrl = `${hub.url.replace(/^ws/, "http")}/cdp?clientId=policed-cdp`;
+    const browser = await chromium.connectOverCDP(cdpUrl);
+    try {
+      const before = other.hits();
+      for (const context of [browser.contexts()[0]!, await browser.newContext()]) {
+        const page = await context.newPage();
+        await page.goto(`${allowedOrigin}/page`);
+        expect(await page.evaluate(`fetch("${direct}/data").then(() => "reached", () => "refused")`)).to.equal("refused");
+        const error = await page.goto(`${otherOrigin}/page?k=cdp`).then(
+          () => "loaded",
+          (failed: Error) => failed.message,
+        );
+        expect(error).to.match(/ERR_/);
+      }
+      expect(other.hits()).to.equal(before);
+    } finally {
+      await browser.close();
+    }
   });
 
   it("a policy on a client whose context has tabs without a proxy is INVALID_PARAMS; with no tab the context is made again behind one", async () => {
