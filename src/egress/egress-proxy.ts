@@ -49,8 +49,9 @@ export class EgressProxy {
       prepareRequestFunction: (request) => this.#prepare(request),
     });
     // proxy-chain reports failures of allowed requests (a target that refused, a reset): the page sees them as such.
-    this.#server.on("requestFailed", ({ error }: { error: Error }) =>
-      log.debug("egress proxy request failed", { clientId: options.clientId, error: error.message }),
+    // Only the error's code: a message about the upstream proxy may carry its URL, and with it its password.
+    this.#server.on("requestFailed", ({ error }: { error: NodeJS.ErrnoException }) =>
+      log.debug("egress proxy request failed", { clientId: options.clientId, code: error.code ?? error.name }),
     );
   }
 
