@@ -1,3 +1,4 @@
+import type { Protocol } from "devtools-protocol";
 import type { Browser } from "../cdp/browser.js";
 import type { SessionPool } from "../cdp/session-pool.js";
 import type { TabSession } from "../cdp/tab-session.js";
@@ -8,7 +9,12 @@ import type { ClientRoutes } from "./client-routes.js";
 const FETCH_TIMEOUT_MS = 5_000;
 
 /** Where ProxyAuth finds a policed client's proxy credential (null: the client has no proxy). */
-export type ProxyCredentials = (clientId: string) => Promise<{ username: string; password: string } | null>;
+export type ProxyCredentials = (clientId: string) => Promise<Credentials | null>;
+
+interface Credentials {
+  username: string;
+  password: string;
+}
 
 /**
  * Gives a policed client's context its egress proxy's credential. Chrome has no setting for a proxy password: it
@@ -31,6 +37,7 @@ export class ProxyAuth {
     this.#routes = parts.routes;
     this.#credentials = credentials;
     parts.pool.onAttach((tab) => this.#attached(tab));
+    parts.routes.answerAuthWith((tab, event) => void this.#answer(tab, event));
     parts.clients.contexts.on("closed", (clientId) => {
       for (const [contextId, owner] of this.#primed) if (owner === clientId) this.#primed.delete(contextId);
     });
@@ -44,16 +51,7 @@ export class ProxyAuth {
     const credentials = await this.#credentials(clientId);
     if (!credentials) return;
     const stops = [
-      tab.cdp.listen("Fetch.authRequired", (event) => {
-        const proxy = event.authChallenge.source === "Proxy";
-        const authChallengeResponse = proxy
-          ? { response: "ProvideCredentials" as const, ...credentials }
-          : { response: "Default" as const };
-        void tab
-          .send("Fetch.continueWithAuth", { requestId: event.requestId, authChallengeResponse }, { timeoutMs: FETCH_TIMEOUT_MS })
-          .catch(() => {});
-        if (proxy) this.#primedNow(contextId, clientId);
-      }),
+      tab.cdp.listen("Fetch.authRequired", (event) => void this.#answer(tab, event, credentials)),
       // Routes answer the requests of a tab they intercept; the others go on as they are.
       tab.cdp.listen("Fetch.requestPaused", (event) => {
         if (this.#routes.intercepts(tab.tabId)) return;
@@ -66,6 +64,21 @@ export class ProxyAuth {
       { patterns: [{ urlPattern: "*", requestStage: "Request" }], handleAuthRequests: true },
       { timeoutMs: FETCH_TIMEOUT_MS },
     );
+  }
+
+  // The proxy's challenge gets the client's credential (and the context is signed in from then on); a site's, Chrome's default.
+  async #answer(tab: TabSession, event: Protocol.Fetch.AuthRequiredEvent, known?: Credentials): Promise<void> {
+    const contextId = this.#browser.page(tab.tabId)?.browserContextId;
+    const clientId = this.#clients.contexts.clientOf(contextId);
+    const credentials =
+      event.authChallenge.source === "Proxy" && clientId !== undefined ? (known ?? (await this.#credentials(clientId))) : null;
+    const authChallengeResponse = credentials
+      ? { response: "ProvideCredentials" as const, ...credentials }
+      : { response: "Default" as const };
+    await tab
+      .send("Fetch.continueWithAuth", { requestId: event.requestId, authChallengeResponse }, { timeoutMs: FETCH_TIMEOUT_MS })
+      .catch(() => {});
+    if (credentials && contextId !== undefined && clientId !== undefined) this.#primedNow(contextId, clientId);
   }
 
   #primedNow(contextId: string, clientId: string): void {

@@ -220,6 +220,19 @@ describe("egress policy: a client's browser reaches only what its policy allows 
     }
   });
 
+  it("a client-wide route set before the first tab: the tab still signs in to its proxy, loads, and the route answers", async () => {
+    await client.call("clients.configure", { clientId: "policed-routed", policy: POLICY });
+    await client.call("network.route", { clientId: "policed-routed", url: "**/data?k=routed", action: "block" });
+    const target = await open("policed-routed", `${allowedOrigin}/page`);
+    const before = allowed.hits("/data");
+    const results = await evaluate(client, target, {
+      expression: `Promise.all(["${allowedOrigin}/data?k=routed", "${allowedOrigin}/data?k=through"].map((u) => fetch(u).then((r) => r.json().then((j) => j.ok), () => "blocked")))`,
+      awaitPromise: true,
+    });
+    expect(results.value).to.deep.equal(["blocked", true]);
+    expect(allowed.hits("/data")).to.equal(before + 1);
+  });
+
   it("a policy on a client whose context has tabs without a proxy is INVALID_PARAMS; with no tab the context is made again behind one", async () => {
     const tab = await open("late-policy", `${direct}/page`);
     const refused = await failure(client.call("clients.configure", { clientId: "late-policy", policy: POLICY }));
