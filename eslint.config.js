@@ -29,6 +29,7 @@ const LAYERS = [
   { target: ["protocol"], allow: [] },
   { target: ["rpc"], allow: [...BASICS, "protocol"] },
   { target: ["cdp"], allow: [...BASICS] },
+  { target: ["egress"], allow: [...BASICS] },
   { target: ["transport"], allow: [...BASICS, "rpc"] },
   { target: ["runtime"], allow: [...BASICS, "protocol", "cdp"] },
   { target: ["agents"], allow: [...BASICS, "protocol", "rpc", "transport"] },
@@ -47,6 +48,7 @@ const LAYERS = [
         "agents",
         "clients",
         "events",
+        "egress",
         "services.ts",
         "metrics.ts",
         "call-tally.ts",
@@ -56,11 +58,14 @@ const LAYERS = [
   },
   {
     target: ["methods"],
-    allow: [...BASICS, "protocol", "rpc", "cdp", "runtime", "agents", "clients", "events", "services.ts", "metrics.ts"],
+    allow: [...BASICS, "protocol", "rpc", "cdp", "runtime", "agents", "clients", "events", "egress", "services.ts", "metrics.ts"],
   },
   {
     target: ["cluster", "http"],
-    allow: [...BASICS, "protocol", "rpc", "cdp", "transport", "runtime", "agents", "clients", "events", "services.ts", "metrics.ts"],
+    allow: [
+      ...[...BASICS, "protocol", "rpc", "cdp", "transport", "runtime", "agents", "clients", "events", "egress"],
+      ...["services.ts", "metrics.ts"],
+    ],
   },
   { target: ["client"], allow: ["protocol"] },
   { target: ["cli"], allow: [...BASICS, "client"] },

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { isIP } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import dotenv from "dotenv";
@@ -115,6 +116,8 @@ export interface Config {
   instanceId: string | null;
   /** How long the cluster registry keeps this instance's targets without a refresh (milliseconds). */
   clusterTtlMs: number;
+  /** EGRESS_HOSTS (for tests): names the egress proxy maps to an address before DNS, `name=127.0.0.1,...`. */
+  egressHosts: ReadonlyMap<string, string>;
 }
 
 const LOG_LEVELS = new Set(["error", "warn", "info", "http", "verbose", "debug", "silly"]);
@@ -181,9 +184,26 @@ export function parseConfig(env: Env): Config {
     clusterMaxMessageBytes: integer(env, "CLUSTER_MAX_MESSAGE_BYTES", { fallback: 8 * 1024 * 1024, min: 64 * 1024, max: 30 * 1024 * 1024 }),
     instanceId: env.INSTANCE_ID ? clientId(env, "INSTANCE_ID", "") : null,
     clusterTtlMs: integer(env, "CLUSTER_TTL_MS", { fallback: 10_000, min: 500, max: 3_600_000 }),
+    egressHosts: egressHosts(env),
   };
   checkSecurity(config);
   return Object.freeze(config);
+}
+
+/** EGRESS_HOSTS: `name=address` pairs (lower-cased names, IP addresses only), for tests that give loopback servers names. */
+function egressHosts(env: Env): ReadonlyMap<string, string> {
+  const hosts = new Map<string, string>();
+  for (const pair of (env.EGRESS_HOSTS ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean)) {
+    const [name, address, ...rest] = pair.split("=").map((part) => part.trim());
+    if (!name || !address || rest.length > 0 || isIP(address) === 0 || !/^[a-z0-9.-]+$/i.test(name)) {
+      throw new ConfigError("EGRESS_HOSTS", `"${pair}" is not name=address (an IP address), e.g. allowed.test=127.0.0.1`);
+    }
+    hosts.set(name.toLowerCase().replace(/\.+$/, ""), address);
+  }
+  return hosts;
 }
 
 /** Where and how much the hub logs. */

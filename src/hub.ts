@@ -8,7 +8,7 @@ import { SessionPool } from "./cdp/session-pool.js";
 import { AgentRegistry } from "./agents/agent-registry.js";
 import { ClientManager } from "./clients/client-manager.js";
 import { limitPopups } from "./clients/popup-quota.js";
-import type { Config } from "./config.js";
+import { tokenPolicyOf, type Config } from "./config.js";
 import { ConsoleStream } from "./events/console-stream.js";
 import { EventTopics } from "./events/event-topics.js";
 import { HttpApi } from "./http/api.js";
@@ -40,6 +40,9 @@ import { navigateTab } from "./runtime/navigate-tab.js";
 import { NetworkLog } from "./events/network-log.js";
 import { NetworkStream } from "./events/network-stream.js";
 import { ClientRoutes } from "./clients/client-routes.js";
+import { ProxyAuth } from "./clients/proxy-auth.js";
+import { EgressService } from "./egress/egress-service.js";
+import { watchEgress } from "./egress-events.js";
 import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
 import { PersistentClients } from "./clients/persistent-clients.js";
@@ -144,7 +147,7 @@ export async function startHub(config: Config): Promise<Hub> {
     await closeAll(sockets);
     resumes.closeAll();
     await mcp.closeAll();
-    await services.pool.detachAll();
+    await Promise.all([services.pool.detachAll(), services.egress.closeAll()]);
     await services.browser.stop();
     await services.uploads.removeAll();
     await services.downloads.removeAll();
@@ -204,7 +207,10 @@ function buildServices(config: Config): HubServices {
   // With CDP_URL the clients' contexts outlive the hub: written down in DATA_DIR for the next hub to adopt.
   const store = config.cdpUrl === null ? null : new ClientStore(config.dataDir);
   const clientOptions = { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs };
-  const clients = new ClientManager(browser, agents, { ...clientOptions, ...(store ? { record: store } : {}) });
+  // A request must pass every policy of its client: its tokens' (ACCESS_FILE) and the ones it set itself.
+  const egress = new EgressService({ hosts: config.egressHosts, tokenPolicies: (clientId) => tokenPolicyOf(config, clientId) });
+  const clients = new ClientManager(browser, agents, { ...clientOptions, proxies: egress, ...(store ? { record: store } : {}) });
+  clients.contexts.on("closed", (clientId, reason) => reason === "idle" && egress.forget(clientId));
   limitPopups(browser, clients, config.maxTabsPerClient);
   watchPageTitles(pool, browser);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
@@ -216,6 +222,8 @@ function buildServices(config: Config): HubServices {
   const networkStream = new NetworkStream(network, browser);
   const emulation = new TabEmulation(pool, browser);
   const routes = new ClientRoutes(pool, browser, clients);
+  watchEgress({ egress, network, clients, eventTopics });
+  new ProxyAuth({ pool, browser, clients, routes }, (clientId) => egress.credentialsOf(clientId));
   if (store)
     adoptClients({
       store,
@@ -241,6 +249,7 @@ function buildServices(config: Config): HubServices {
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
     ...{ uploads, emulation, network, networkStream, routes, downloads, persistent, screencasts: new Screencasts(browser) },
+    egress,
   };
 }
 

@@ -15,6 +15,7 @@ import type { ClientRoutes } from "./clients/client-routes.js";
 import type { ClientDownloads } from "./clients/client-downloads.js";
 import type { PersistentClients } from "./clients/persistent-clients.js";
 import type { Config } from "./config.js";
+import type { EgressService } from "./egress/egress-service.js";
 import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
 import type { EventTopics } from "./events/event-topics.js";
@@ -49,6 +50,8 @@ export interface HubServices {
   persistent: PersistentClients;
   /** Live views of tabs (screencast.start): one Chrome screencast per watched tab. */
   screencasts: Screencasts;
+  /** The egress policies of clients (clients.configure {policy}) and the proxies that enforce them. */
+  egress: EgressService;
   /** Cluster (Redis): the whole cluster for the listings; absent when REDIS_URL is unset. */
   cluster?: ClusterView;
 }

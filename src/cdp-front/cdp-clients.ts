@@ -83,7 +83,10 @@ export class CdpClients {
         -32000,
         `this token holds ${this.#options.services.config.maxEphemeralClientsPerToken} clients of their own (MAX_EPHEMERAL_CLIENTS_PER_TOKEN); dispose of a context first`,
       );
-    const held = this.#hold(`cdp-${randomBytes(6).toString("hex")}`, quota);
+    const clientId = `cdp-${randomBytes(6).toString("hex")}`;
+    // A policed client's new context is held to the same policies: a context of its own is no way around them.
+    this.#options.services.egress.inherit(clientId, this.#options.clientId);
+    const held = this.#hold(clientId, quota);
     try {
       const browserContextId = (await held.contextId) as string;
       this.#made.set(browserContextId, held);

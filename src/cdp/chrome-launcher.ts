@@ -49,6 +49,9 @@ const FLAGS = [
   "--headless",
   "--disable-gpu",
   "--disable-quic",
+  // WebRTC sends UDP (STUN, media) straight from the browser, around a context's egress proxy: with this it uses
+  // UDP only through a proxy that carries it (an HTTP proxy does not), so a policed page cannot reach a host that way.
+  "--webrtc-ip-handling-policy=disable_non_proxied_udp",
   "--no-first-run",
   "--no-default-browser-check",
   "--disable-background-networking",

@@ -22,6 +22,15 @@ export interface ClientContextsOptions {
   isBusy(clientId: string): boolean;
   /** Where the contexts are written down, so that the next hub on the same Chrome (CDP_URL) adopts them; none: they die with the connection. */
   record?: ContextRecord;
+  /** The egress proxies of policed clients: a context is made behind its client's, or not at all. */
+  proxies?: ContextProxies;
+}
+
+/** Where a policed client's context sends its traffic: a proxy opened before the context is made, closed after it went. */
+export interface ContextProxies {
+  /** The proxy's URL (null: the client has no policy); rejects when it cannot be put in place. */
+  open(clientId: string): Promise<string | null>;
+  close(clientId: string): void;
 }
 
 /** What a hub that leaves its contexts in Chrome keeps of them: each client's context id, written before it is used. */
@@ -141,6 +150,11 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
     }
   }
 
+  /** Whether a client has a context now, made or being made (the default client never has one of its own). */
+  has(clientId: string): boolean {
+    return this.#byClient.has(clientId);
+  }
+
   /** How many clients have a context now. */
   get size(): number {
     return this.#byClient.size;
@@ -158,30 +172,43 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
 
   #make(clientId: string): ClientContext {
     const record = this.#options.record;
-    const making = this.#browser
-      .connection()
-      // A recorded context outlives the connection, for the next hub to adopt; else Chrome disposes it when the hub goes.
-      .send("Target.createBrowserContext", { disposeOnDetach: !record }, { timeoutMs: CDP_COMMAND_TIMEOUT_MS })
-      .then(async ({ browserContextId }) => {
-        await record?.made(clientId, browserContextId).catch((error: Error) => {
-          this.#disposeUnused(clientId, browserContextId);
-          throw new HubError("INTERNAL_ERROR", `the hub cannot write down the client's browser context (${error.message}); retry`);
-        });
-        if (this.#byClient.get(clientId) !== context)
-          throw new HubError("BROWSER_UNAVAILABLE", "Chrome was lost while the client's browser context was made; retry shortly");
-        context.id = browserContextId;
-        this.#byContextId.set(browserContextId, clientId);
-        this.emit("opened", clientId);
-        return browserContextId;
+    const making = this.#create(clientId).then(async (browserContextId) => {
+      await record?.made(clientId, browserContextId).catch((error: Error) => {
+        this.#disposeUnused(clientId, browserContextId);
+        throw new HubError("INTERNAL_ERROR", `the hub cannot write down the client's browser context (${error.message}); retry`);
       });
+      if (this.#byClient.get(clientId) !== context)
+        throw new HubError("BROWSER_UNAVAILABLE", "Chrome was lost while the client's browser context was made; retry shortly");
+      context.id = browserContextId;
+      this.#byContextId.set(browserContextId, clientId);
+      this.emit("opened", clientId);
+      return browserContextId;
+    });
     const context: ClientContext = { clientId, id: null, making, holds: 0, idleTimer: null };
     this.#byClient.set(clientId, context);
     // A failed make is forgotten, so the next call tries again; its callers get the error through `making`.
     making.catch((error: Error) => {
       if (this.#byClient.get(clientId) === context) this.#byClient.delete(clientId);
+      this.#options.proxies?.close(clientId);
       log.warn("cannot make a client's browser context", { clientId, error: error.message });
     });
     return context;
+  }
+
+  // A policed client's context is made behind its proxy, with loopback not bypassed (Chrome's default sends
+  // localhost and 127.0.0.1 direct); a context whose proxy cannot be opened is not made.
+  async #create(clientId: string): Promise<string> {
+    const proxyServer = await this.#options.proxies?.open(clientId);
+    const { browserContextId } = await this.#browser.connection().send(
+      "Target.createBrowserContext",
+      {
+        // A recorded context outlives the connection, for the next hub to adopt; else Chrome disposes it when the hub goes.
+        disposeOnDetach: !this.#options.record,
+        ...(proxyServer ? { proxyServer, proxyBypassList: "<-loopback>" } : {}),
+      },
+      { timeoutMs: CDP_COMMAND_TIMEOUT_MS },
+    );
+    return browserContextId;
   }
 
   #disarm(context: ClientContext): void {
@@ -208,6 +235,7 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
 
   #forget(context: ClientContext): void {
     this.#disarm(context);
+    this.#options.proxies?.close(context.clientId);
     this.#byClient.delete(context.clientId);
     if (context.id !== null) this.#byContextId.delete(context.id);
   }

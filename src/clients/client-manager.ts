@@ -3,7 +3,7 @@ import { HubError } from "../errors.js";
 import type { Browser, PageInfo } from "../cdp/browser.js";
 import type { Client, Notifications, Tab } from "../protocol/types.js";
 import type { AgentRecord, AgentRegistry } from "../agents/agent-registry.js";
-import { ClientContexts, type ContextRecord } from "./client-contexts.js";
+import { ClientContexts, type ContextProxies, type ContextRecord } from "./client-contexts.js";
 import { TabActivity } from "./tab-activity.js";
 import { TAB_UPDATE_INTERVAL_MS, TabUpdates } from "./tab-updates.js";
 import { formatTarget, parseTarget } from "../target-id.js";
@@ -38,6 +38,8 @@ export interface ClientManagerOptions {
   clientIdleMs: number;
   /** Where the contexts are written down to outlive the hub (CDP_URL); none: they go with the connection. */
   record?: ContextRecord;
+  /** The egress proxies of policed clients' contexts. */
+  proxies?: ContextProxies;
 }
 
 /**
@@ -76,6 +78,7 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
       idleMs: options.clientIdleMs,
       isBusy: (clientId) => this.#isBusy(clientId),
       ...(options.record ? { record: options.record } : {}),
+      ...(options.proxies ? { proxies: options.proxies } : {}),
     });
     agents.on("connected", (agent) => this.#onAgentConnected(agent));
     agents.on("disconnected", (agent) => this.#onAgentDisconnected(agent));

@@ -36,6 +36,9 @@ export interface RouteRecord {
   countRoute(routeId: string, remaining: number | null): void;
 }
 
+/** Answers an auth challenge a tab's interception raised (the egress proxy's, or a site's). */
+export type AuthAnswerer = (tab: TabSession, event: Protocol.Fetch.AuthRequiredEvent) => void;
+
 /**
  * The routes of network.route, through Chrome's Fetch domain: a tab with a route of its own or of its client
  * intercepts its requests, each answered by the newest route that matches it (or let through); a tab with none left
@@ -47,6 +50,7 @@ export class ClientRoutes {
   /** The tabs intercepting now, by the session that does it, with what stops listening. */
   #armed = new Map<string, { tab: TabSession; stop: () => void }>();
   #record: RouteRecord | null = null;
+  #auth: AuthAnswerer | null = null;
 
   constructor(pool: SessionPool, browser: Browser, clients: ClientManager) {
     this.#clients = clients;
@@ -81,6 +85,19 @@ export class ClientRoutes {
     return route && canSee(route.clientId) ? route : undefined;
   }
 
+  /**
+   * Lets a policed client's egress proxy sign in while routes intercept: Fetch.enable replaces the proxy sign-in's
+   * own interception, so the routes ask for auth challenges too and hand them to `answer` (ProxyAuth).
+   */
+  answerAuthWith(answer: AuthAnswerer): void {
+    this.#auth = answer;
+  }
+
+  /** Whether the tab's session intercepts its requests for routes now (then the routes answer each paused request). */
+  intercepts(tabId: string): boolean {
+    return this.#armed.has(tabId);
+  }
+
   /** Removes a route; tabs left with none stop intercepting. */
   remove(routeId: string): void {
     this.#routes.delete(routeId);
@@ -100,9 +117,14 @@ export class ClientRoutes {
     const options = budget ? { budget } : { timeoutMs: FETCH_TIMEOUT_MS };
     if (wanted && armed?.tab !== tab) {
       armed?.stop();
-      const stop = tab.cdp.listen("Fetch.requestPaused", (event) => this.#onPaused(tab, event));
-      this.#armed.set(tab.tabId, { tab, stop });
-      await tab.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }] }, options);
+      const auth = this.#auth;
+      const stops = [
+        tab.cdp.listen("Fetch.requestPaused", (event) => this.#onPaused(tab, event)),
+        ...(auth ? [tab.cdp.listen("Fetch.authRequired", (event) => auth(tab, event))] : []),
+      ];
+      this.#armed.set(tab.tabId, { tab, stop: () => stops.forEach((stop) => stop()) });
+      const handleAuthRequests = auth !== null;
+      await tab.send("Fetch.enable", { patterns: [{ urlPattern: "*", requestStage: "Request" }], handleAuthRequests }, options);
     } else if (!wanted && armed) {
       armed.stop();
       this.#armed.delete(tab.tabId);

@@ -14,6 +14,9 @@ export type NetworkEntry = Result<"network.get">["request"] & { sentAt: number }
 /** One request as network.list and network.requests show it. */
 export type RequestSummary = Result<"network.list">["requests"][number];
 
+/** Which policy and rule refused a tab's failed request to `url`, if one did. */
+export type FailureExplainer = (tabId: string, url: string) => { policy: string; rule: string } | undefined;
+
 /** Called when a tab's request was logged or changed (answered, finished, failed, or its redirect's hop refiled). */
 export type NetworkChangeListener = (tabId: string, entry: NetworkEntry) => void;
 
@@ -39,6 +42,7 @@ export class NetworkLog {
   #capacity: number;
   #byTab = new Map<string, TabLog>();
   #listeners = new Set<NetworkChangeListener>();
+  #explain: FailureExplainer = () => undefined;
 
   constructor(pool: SessionPool, browser: Browser, capacity: number) {
     this.#capacity = capacity;
@@ -55,6 +59,11 @@ export class NetworkLog {
   /** One request of the tab. */
   entry(tabId: string, requestId: string): NetworkEntry | undefined {
     return this.#byTab.get(tabId)?.get(requestId);
+  }
+
+  /** Says which policy refused a failed request (the egress policies), so that network.list shows it. */
+  explainFailuresWith(explain: FailureExplainer): void {
+    this.#explain = explain;
   }
 
   /** Calls `listener` at every request logged or changed, until the function it returns is called. */
@@ -97,6 +106,8 @@ export class NetworkLog {
       if (!entry) return;
       entry.state = "failed";
       entry.errorText = event.errorText;
+      const blockedBy = this.#explain(tabId, entry.url);
+      if (blockedBy) entry.blockedBy = blockedBy;
       entry.durationMs = Math.max(0, (event.timestamp - entry.sentAt) * 1000);
       changed(entry);
     });
@@ -146,7 +157,7 @@ export class NetworkLog {
 
 /** A request as network.list shows it: no headers or post data, its duration to a tenth of a millisecond. */
 export function requestSummary(entry: NetworkEntry): RequestSummary {
-  const { requestId, url, method, resourceType, status, state, startedAt, durationMs, encodedBytes, errorText } = entry;
+  const { requestId, url, method, resourceType, status, state, startedAt, durationMs, encodedBytes, errorText, blockedBy } = entry;
   return {
     requestId,
     url,
@@ -158,6 +169,7 @@ export function requestSummary(entry: NetworkEntry): RequestSummary {
     ...(durationMs === undefined ? {} : { durationMs: Math.round(durationMs * 10) / 10 }),
     ...(encodedBytes === undefined ? {} : { encodedBytes }),
     ...(errorText === undefined ? {} : { errorText }),
+    ...(blockedBy === undefined ? {} : { blockedBy }),
   };
 }
 

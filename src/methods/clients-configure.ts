@@ -1,8 +1,52 @@
-import { callerClient, defineMethod } from "../services.js";
+import type { ClientPolicy } from "../egress-rules.js";
+import { checkedPolicy, checkedUpstream } from "../egress/policy-check.js";
+import { HubError } from "../errors.js";
+import { callerClient, defineMethod, type HubCall } from "../services.js";
 
-/** `clients.configure`: makes a client persistent (its cookies, storage and tabs kept across restarts) or not. */
+/** `clients.configure`: makes a client persistent (its cookies, storage and tabs kept across restarts) or not, and narrows its egress. */
 export const clientsConfigure = defineMethod("clients.configure", { runs: "here", needs: "act" }, async (params, call) => {
   const clientId = callerClient(call, params.clientId, "configure");
-  const persistedBytes = await call.services.persistent.configure(clientId, params.persistent, call.budget);
-  return { clientId, persistent: params.persistent, ...(persistedBytes === undefined ? {} : { persistedBytes }) };
+  const { persistent, egress } = call.services;
+  if (params.persistent === undefined && params.policy === undefined && params.upstreamProxy === undefined) {
+    throw new HubError("INVALID_PARAMS", "give persistent, policy or upstreamProxy (or several)", {
+      errors: [{ path: "/persistent", message: "is required when neither policy nor upstreamProxy is given" }],
+    });
+  }
+  if (params.policy !== undefined || params.upstreamProxy !== undefined) {
+    const policy = params.policy === undefined ? undefined : checkedPolicy(params.policy as ClientPolicy, "/policy");
+    const upstreamProxy = params.upstreamProxy === undefined ? undefined : checkedUpstream(params.upstreamProxy, "/upstreamProxy");
+    readyForPolicy(call, clientId);
+    egress.configure(clientId, { ...(policy ? { policy } : {}), ...(upstreamProxy ? { upstreamProxy } : {}) });
+  }
+  const persistedBytes = params.persistent === undefined ? undefined : await persistent.configure(clientId, params.persistent, call.budget);
+  const policies = egress.policiesOf(clientId).length;
+  return {
+    clientId,
+    persistent: params.persistent ?? persistent.isPersistent(clientId),
+    ...(persistedBytes === undefined ? {} : { persistedBytes }),
+    ...(policies > 0 ? { policies } : {}),
+    ...(egress.hasUpstream(clientId) ? { upstreamProxy: true } : {}),
+  };
 });
+
+/**
+ * A policy is enforced by the proxy a context is made behind: a client whose context is open without one has it
+ * made again when it has no tab, and is refused when it has (its pages would go on without the policy).
+ */
+function readyForPolicy(call: HubCall, clientId: string): void {
+  const { clients, egress, config } = call.services;
+  if (clientId === config.defaultClientId) {
+    throw new HubError(
+      "INVALID_PARAMS",
+      `client ${clientId} is DEFAULT_CLIENT_ID, whose tabs live in Chrome's default context, which cannot have a proxy; give the policy to another clientId`,
+    );
+  }
+  if (!clients.contexts.has(clientId) || egress.hasProxy(clientId)) return;
+  if (clients.tabCount(clientId) === 0) clients.contexts.end(clientId);
+  if (clients.contexts.has(clientId)) {
+    throw new HubError(
+      "INVALID_PARAMS",
+      `client ${clientId} already has tabs (or an agent) in a browser context without an egress proxy: set the policy before its first tab, or close its tabs first`,
+    );
+  }
+}

@@ -22,7 +22,8 @@ export const tabsOpen = defineMethod("tabs.open", { runs: "here", needs: "act", 
       { limit: config.maxTabsPerClient },
     );
   }
-  const direct = params.waitUntil === "none" || params.url === "about:blank";
+  // A policed client's tab starts blank: its session is attached (to answer the proxy's sign-in) before its first request.
+  const direct = params.url === "about:blank" || (params.waitUntil === "none" && !call.services.egress.isPoliced(clientId));
   const browserContextId = await clients.contexts.acquire(clientId, call.budget);
   const connection = browser.connection();
   // Chrome makes the tab even when the call ends first: the command outlives the budget, so a late tab is closed.
@@ -43,7 +44,11 @@ export const tabsOpen = defineMethod("tabs.open", { runs: "here", needs: "act", 
     throw error;
   }
   try {
-    if (!direct) await navigateTab(await pool.acquire(targetId, call.budget), params, call.budget);
+    const since = Date.now();
+    if (!direct)
+      await navigateTab(await pool.acquire(targetId, call.budget), params, call.budget).catch((error: unknown) => {
+        throw call.services.egress.explain(error, clientId, { url: params.url, since });
+      });
     const { targetInfo } = await connection.send("Target.getTargetInfo", { targetId }, { budget: call.budget });
     browser.notePage(targetInfo);
     if (!params.background) clients.activity.activated(targetId);

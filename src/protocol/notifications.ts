@@ -136,6 +136,17 @@ export interface Notifications {
     /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
     seq?: number;
   };
+  /** A request of the client's browser was refused by an egress policy (topic `policy`). */
+  "policy.blocked": {
+    clientId: ClientId;
+    target?: string;
+    url: string;
+    host: string;
+    policy: string;
+    rule: string;
+    /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
+    seq?: number;
+  };
   /** A client's browser context was made (at its first tab). */
   "client.opened": {
     clientId: ClientId;
@@ -239,6 +250,7 @@ export const NOTIFICATION_NAMES = [
   "download.started",
   "download.finished",
   "download.removed",
+  "policy.blocked",
   "client.opened",
   "client.closed",
   "agent.status",

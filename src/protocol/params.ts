@@ -2,18 +2,24 @@
 // The contract test regenerates it and fails when the two differ.
 import type { ActionMethodParams } from "./action-params.js";
 import type { EnvironmentMethodParams } from "./environment-params.js";
-import type { Target, ClientId, TimeoutMs } from "./schemas.js";
+import type { Target, ClientId, TimeoutMs, EgressRules } from "./schemas.js";
 
 /** What a caller sends to each method (the others' params are in action-params.ts and environment-params.ts). */
 export interface MethodParams extends ActionMethodParams, EnvironmentMethodParams {
   /** `ping`: Checks that the hub is alive and answers with its clock. */
   ping: Record<string, never>;
-  /** `clients.configure`: Makes a client persistent (its cookies, storage, IndexedDB and open tabs kept across restarts) or not. */
+  /** `clients.configure`: Makes a client persistent or not, and narrows where its browser may connect (an egress policy enforced in a proxy of the hub's). */
   "clients.configure": {
     /** Which client (default: a scoped token's first client, else DEFAULT_CLIENT_ID). */
     clientId?: ClientId;
-    /** Whether the client's state is kept across restarts. */
-    persistent: boolean;
+    /** Whether the client's state is kept across restarts (absent: as it is). */
+    persistent?: boolean;
+    /** An egress policy that narrows where the client's browser may connect; added to those it has (never replacing them). */
+    policy?: {
+      egress: EgressRules;
+    };
+    /** An upstream proxy the client's allowed traffic leaves through, chained behind the policy proxy: `http://user:pass@host:port` (http or https). Credentials are never answered back or logged. */
+    upstreamProxy?: string;
     /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
     timeoutMs?: TimeoutMs;
   };
@@ -253,7 +259,7 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
   /** `events.subscribe`: Tab notifications for every client this connection may see. */
   "events.subscribe": {
     /** The topics to receive. */
-    topics: ("agents" | "clients" | "tabs" | "downloads")[];
+    topics: ("agents" | "clients" | "tabs" | "downloads" | "policy")[];
   };
   /** `session.resume`: Takes over a session whose connection dropped: its subscriptions, the notifications it missed and the answers it is owed. */
   "session.resume": {

@@ -268,4 +268,25 @@ export interface NetworkRequest {
   encodedBytes?: number;
   /** Why it failed (net::ERR_...). */
   errorText?: string;
+  blockedBy?: BlockedBy;
+}
+
+/** Where a client's browser context may connect (docs/security.md). A block wins over an allow; every rule given must let a request through. */
+export interface EgressRules {
+  /** Hosts the context may reach (absent: any host not blocked). */
+  allow?: string[];
+  /** Hosts it may never reach. */
+  block?: string[];
+  /** Ports it may reach (absent: any). */
+  ports?: number[];
+  /** Schemes it may use (absent: any). A CONNECT tunnel (https, wss, and ws, which Chrome tunnels too) passes when any of https, wss or ws is listed. */
+  schemes?: ("http" | "https" | "ws" | "wss")[];
+  /** Refuse loopback, link-local, private, CGNAT, unspecified and IPv4-mapped private addresses after DNS resolution, unless `allow` names that very host exactly (default true). */
+  blockPrivateNetworks?: boolean;
+}
+
+/** The egress policy that refused the request (clients.configure {policy}): `policy` is `client` (the client's own) or `token`, `rule` the rule that said no: `allow` (no allow entry matched), `block:<pattern>`, `ports`, `schemes`, `blockPrivateNetworks`, `host` (not a host name), or policy `dns` rule `unresolved`. */
+export interface BlockedBy {
+  policy: string;
+  rule: string;
 }

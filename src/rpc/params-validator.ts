@@ -105,9 +105,10 @@ export class ParamsValidator {
 
 function toProblem(error: ErrorObject): ParamsProblem {
   const params = error.params as Record<string, unknown>;
-  if (error.keyword === "required") return { path: cut(`/${String(params.missingProperty)}`), message: "is required" };
+  if (error.keyword === "required") return { path: cut(`${error.instancePath}/${String(params.missingProperty)}`), message: "is required" };
   if (error.keyword === "additionalProperties") {
-    return { path: cut(`/${String(params.additionalProperty)}`), message: "is not a parameter of this method" };
+    const where = error.instancePath === "" ? "is not a parameter of this method" : "is not a field of this object";
+    return { path: cut(`${error.instancePath}/${String(params.additionalProperty)}`), message: where };
   }
   // A regular expression tells a caller little: a pattern's problem says in words what the value should be.
   const words = error.keyword === "pattern" ? patternWords(String(params.pattern)) : undefined;

@@ -1,0 +1,16 @@
+import type { ClientManager } from "./clients/client-manager.js";
+import type { EgressService } from "./egress/egress-service.js";
+import type { EventTopics } from "./events/event-topics.js";
+import type { NetworkLog } from "./events/network-log.js";
+
+/** Makes the egress proxies' refusals visible: `blockedBy` on the failed request in network.list, and `policy.blocked` to the topic `policy`. */
+export function watchEgress(parts: { egress: EgressService; network: NetworkLog; clients: ClientManager; eventTopics: EventTopics }): void {
+  const { egress, network, clients, eventTopics } = parts;
+  network.explainFailuresWith((tabId, url) => {
+    const refusal = egress.refusalFor(clients.ownerOf(tabId), url);
+    return refusal ? { policy: refusal.policy, rule: refusal.rule } : undefined;
+  });
+  egress.on("blocked", ({ clientId, url, host, policy, rule }) => {
+    eventTopics.publish("policy", clientId, { method: "policy.blocked", params: { clientId, url, host, policy, rule } });
+  });
+}

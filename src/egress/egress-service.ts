@@ -1,0 +1,194 @@
+import { EventEmitter } from "node:events";
+import type { ClientPolicy } from "../egress-rules.js";
+import { HubError, isHubError } from "../errors.js";
+import { log } from "../log.js";
+import type { NamedPolicy } from "./egress-decision.js";
+import { EGRESS_PROXY_USER, EgressProxy, type EgressRefusal } from "./egress-proxy.js";
+import { normaliseHost } from "./host-rules.js";
+
+/** How the egress service is set up: the test names of EGRESS_HOSTS and where the token policies come from. */
+export interface EgressServiceOptions {
+  hosts: ReadonlyMap<string, string>;
+  /** The policies of the caller's token (ACCESS_FILE) for a client; none by default. */
+  tokenPolicies?: (clientId: string) => readonly ClientPolicy[];
+}
+
+/** What one client has set itself with clients.configure. */
+interface OwnPolicy {
+  /** Every policy it gave: each narrows, none widens (a request must pass them all). */
+  policies: ClientPolicy[];
+  upstreamProxy?: string;
+}
+
+// Refusals kept a client, so that navigate and network.list can name the rule of a failure Chrome reports later.
+const RECENT_REFUSALS = 64;
+const MAX_OWN_POLICIES = 16;
+
+/**
+ * The egress policies of the clients and their proxies: a client with a policy (its own or its token's) gets a
+ * proxy when its browser context is made, closed when the context goes; refusals are told as `blocked`.
+ */
+export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefusal] }> {
+  #options: EgressServiceOptions;
+  #own = new Map<string, OwnPolicy>();
+  #proxies = new Map<string, Promise<EgressProxy>>();
+  #recent = new Map<string, EgressRefusal[]>();
+
+  constructor(options: EgressServiceOptions) {
+    super();
+    this.setMaxListeners(0);
+    this.#options = options;
+  }
+
+  /** Every policy a client's requests must pass: its token's and its own. */
+  policiesOf(clientId: string): NamedPolicy[] {
+    const tokens = (this.#options.tokenPolicies?.(clientId) ?? []).map((policy) => ({ name: "token", policy }));
+    const own = (this.#own.get(clientId)?.policies ?? []).map((policy) => ({ name: "client", policy }));
+    return [...tokens, ...own];
+  }
+
+  /** Whether a client's context must be made behind a proxy. */
+  isPoliced(clientId: string): boolean {
+    return this.policiesOf(clientId).length > 0 || this.#upstreamOf(clientId) !== undefined;
+  }
+
+  /** Whether the client's allowed traffic leaves through an upstream proxy. */
+  hasUpstream(clientId: string): boolean {
+    return this.#upstreamOf(clientId) !== undefined;
+  }
+
+  /** Whether the client's context already has its proxy. */
+  hasProxy(clientId: string): boolean {
+    return this.#proxies.has(clientId);
+  }
+
+  /** Adds a policy a client narrows itself with, and/or sets its upstream proxy; open tunnels are cut to be decided again. */
+  configure(clientId: string, change: { policy?: ClientPolicy; upstreamProxy?: string }): void {
+    const own = this.#own.get(clientId) ?? { policies: [] };
+    if (change.policy) {
+      if (own.policies.length >= MAX_OWN_POLICIES)
+        throw new HubError(
+          "INVALID_PARAMS",
+          `client ${clientId} has ${MAX_OWN_POLICIES} policies already; each narrows, so give one that says it all`,
+        );
+      own.policies.push(change.policy);
+    }
+    if (change.upstreamProxy !== undefined) own.upstreamProxy = change.upstreamProxy;
+    this.#own.set(clientId, own);
+    void this.#proxies
+      .get(clientId)
+      ?.then((proxy) => proxy.cut())
+      .catch(() => undefined);
+  }
+
+  /** Gives a new client (a /cdp connection's context of its own) the policies and upstream proxy of the client that made it. */
+  inherit(clientId: string, parentId: string): void {
+    const parent = this.#own.get(parentId);
+    if (parent)
+      this.#own.set(clientId, { policies: [...parent.policies], ...(parent.upstreamProxy ? { upstreamProxy: parent.upstreamProxy } : {}) });
+  }
+
+  /** The proxy URL a policed client's new context is made with (null: the client has no policy), started now. */
+  async open(clientId: string): Promise<string | null> {
+    if (!this.isPoliced(clientId)) return null;
+    let opening = this.#proxies.get(clientId);
+    if (!opening) {
+      opening = this.#start(clientId);
+      this.#proxies.set(clientId, opening);
+      opening.catch(() => this.#proxies.delete(clientId));
+    }
+    try {
+      return (await opening).url;
+    } catch (error) {
+      throw new HubError(
+        "INTERNAL_ERROR",
+        `the egress proxy of client ${clientId} cannot start (${(error as Error).message}); the context was not made`,
+      );
+    }
+  }
+
+  /** The credential Chrome answers the client's proxy with, if it has one. */
+  async credentialsOf(clientId: string): Promise<{ username: string; password: string } | null> {
+    const proxy = await this.#proxies.get(clientId)?.catch(() => undefined);
+    return proxy ? { username: EGRESS_PROXY_USER, password: proxy.password } : null;
+  }
+
+  /** The client's context went (or was never made): its proxy is closed. */
+  close(clientId: string): void {
+    const proxy = this.#proxies.get(clientId);
+    this.#proxies.delete(clientId);
+    this.#recent.delete(clientId);
+    void proxy
+      ?.then((started) => started.close())
+      .catch((error: Error) => log.warn("cannot close an egress proxy", { clientId, error: error.message }));
+  }
+
+  /** The client expired (its context idle for CLIENT_IDLE_MS): what it set itself goes with its cookies and storage. */
+  forget(clientId: string): void {
+    this.#own.delete(clientId);
+  }
+
+  /** The latest refusal of a client's request to a URL's host and port, if any. */
+  refusalFor(clientId: string, url: string): EgressRefusal | undefined {
+    const where = hostAndPort(url);
+    if (!where) return undefined;
+    return this.#recent.get(clientId)?.findLast((refusal) => refusal.host === where.host && refusal.port === where.port);
+  }
+
+  /**
+   * A navigation's NAVIGATION_FAILED with `data.policy` {policy, rule, host} when the client's policy refused it: the
+   * URL's own host, else (a redirect to a refused host) the latest refusal since the navigation began.
+   */
+  explain(error: unknown, clientId: string, navigation: { url: string; since: number }): unknown {
+    if (!isHubError(error, "NAVIGATION_FAILED")) return error;
+    const recent = (this.#recent.get(clientId) ?? []).filter((refusal) => refusal.at >= navigation.since);
+    const refusal = this.refusalFor(clientId, navigation.url) ?? recent.at(-1);
+    if (!refusal || refusal.at < navigation.since) return error;
+    const { policy, rule, host } = refusal;
+    const data = { ...(error.data as object | undefined), policy: { policy, rule, host } };
+    return new HubError("NAVIGATION_FAILED", `${error.message} (refused by the egress policy: ${policy} ${rule}, host ${host})`, data);
+  }
+
+  /** Closes every proxy (the hub stops). */
+  async closeAll(): Promise<void> {
+    const proxies = [...this.#proxies.values()];
+    this.#proxies.clear();
+    await Promise.all(proxies.map((proxy) => proxy.then((started) => started.close()).catch(() => undefined)));
+  }
+
+  #upstreamOf(clientId: string): string | undefined {
+    const fromToken = this.#options.tokenPolicies?.(clientId).find((policy) => policy.upstreamProxy)?.upstreamProxy;
+    return fromToken ?? this.#own.get(clientId)?.upstreamProxy;
+  }
+
+  async #start(clientId: string): Promise<EgressProxy> {
+    const proxy = new EgressProxy({
+      clientId,
+      policies: () => this.policiesOf(clientId),
+      upstreamProxy: () => this.#upstreamOf(clientId),
+      hosts: this.#options.hosts,
+      onRefused: (refusal) => this.#refused(refusal),
+    });
+    await proxy.listen();
+    return proxy;
+  }
+
+  #refused(refusal: EgressRefusal): void {
+    const recent = this.#recent.get(refusal.clientId) ?? [];
+    recent.push(refusal);
+    if (recent.length > RECENT_REFUSALS) recent.shift();
+    this.#recent.set(refusal.clientId, recent);
+    this.emit("blocked", refusal);
+  }
+}
+
+function hostAndPort(url: string): { host: string; port: number } | null {
+  try {
+    const parsed = new URL(url);
+    const host = normaliseHost(parsed.hostname);
+    const secure = parsed.protocol === "https:" || parsed.protocol === "wss:";
+    return host === null ? null : { host, port: parsed.port === "" ? (secure ? 443 : 80) : Number(parsed.port) };
+  } catch {
+    return null;
+  }
+}

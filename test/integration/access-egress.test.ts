@@ -1,0 +1,104 @@
+import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import os from "node:os";
+import path from "node:path";
+import { expect } from "chai";
+import { Server } from "proxy-chain";
+import type { Hub } from "../../src/hub.js";
+import { startCountingServer, type CountingServer } from "../support/egress-fixture.js";
+import { rpcFailure, TestRpcClient } from "../support/rpc-client.js";
+import { startTestHub } from "../support/test-hub.js";
+
+const SHOP = "access-egress-shop-token";
+const FREE = "access-egress-free-token";
+const NAVIGATION_FAILED = -32012;
+
+/** A DNS lookup that answers loopback for every name, in both of the forms Node asks for. */
+function toLoopback(_host: string, options: { all?: boolean }, done: (error: null, address: unknown, family?: number) => void): void {
+  if (options.all) done(null, [{ address: "127.0.0.1", family: 4 }]);
+  else done(null, "127.0.0.1", 4);
+}
+
+/**
+ * ACCESS_FILE's policies are the floor of a tenant's egress: its token's clients are held to them in the hub's proxy
+ * whatever they configure themselves, and their allowed traffic leaves through the token's upstream proxy.
+ */
+describe("egress policy from ACCESS_FILE: a token's clients reach only what its policy allows, and cannot widen it (real hub, Chromium)", function () {
+  this.timeout(90_000);
+  let hub: Hub;
+  let allowed: CountingServer;
+  let other: CountingServer;
+  let upstream: Server;
+  let upstreamRequests = 0;
+  let dir: string;
+  let shop: TestRpcClient;
+  let free: TestRpcClient;
+
+  before(async () => {
+    [allowed, other] = await Promise.all([startCountingServer(), startCountingServer()]);
+    upstream = new Server({
+      port: 0,
+      host: "127.0.0.1",
+      // The token's upstream proxy counts what it is asked for and sends the test names to loopback.
+      prepareRequestFunction: () => {
+        upstreamRequests++;
+        return { dnsLookup: toLoopback as never };
+      },
+    });
+    await upstream.listen();
+    dir = await mkdtemp(path.join(os.tmpdir(), "tabwire-access-egress-"));
+    const file = path.join(dir, "access.json");
+    const access = {
+      tokens: [
+        { token: SHOP, clients: ["shop-1"], policy: "shop-only" },
+        { token: FREE, clients: ["free-1"] },
+      ],
+      policies: { "shop-only": { egress: { allow: ["allowed.test"] }, upstreamProxy: `http://127.0.0.1:${upstream.port}` } },
+    };
+    await writeFile(file, JSON.stringify(access));
+    await chmod(file, 0o600);
+    hub = await startTestHub({
+      ACCESS_FILE: file,
+      AUTH_KEY: "access-egress-agent-key",
+      EGRESS_HOSTS: "allowed.test=127.0.0.1,other.test=127.0.0.1",
+    });
+    [shop, free] = await Promise.all([TestRpcClient.connect(hub.url, { token: SHOP }), TestRpcClient.connect(hub.url, { token: FREE })]);
+  });
+  after(async () => {
+    await Promise.all([shop?.close(), free?.close()]);
+    await hub?.stop();
+    await upstream?.close(true);
+    await Promise.all([allowed?.close(), other?.close()]);
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("the token's client reaches the allowed host through the token's upstream proxy; another host is NAVIGATION_FAILED and never reached; a wider policy of its own lets nothing more through", async () => {
+    const { target } = await shop.call<{ target: string }>("tabs.open", {
+      clientId: "shop-1",
+      url: `http://allowed.test:${allowed.port}/page`,
+    });
+    expect(allowed.hits("/page"), "the allowed page was loaded").to.be.above(0);
+    expect(upstreamRequests, "requests through the token's upstream proxy").to.be.above(0);
+
+    const refused = await rpcFailure(shop.call("navigate", { target, url: `http://other.test:${other.port}/secret` }));
+    expect(refused.code, refused.message).to.equal(NAVIGATION_FAILED);
+    expect(refused.data).to.have.property("policy");
+
+    // The client's own policy may only narrow what its token allows: a wider one changes nothing.
+    await shop.call("clients.configure", { clientId: "shop-1", policy: { egress: { allow: ["allowed.test", "other.test"] } } });
+    const still = await rpcFailure(shop.call("navigate", { target, url: `http://other.test:${other.port}/secret` }));
+    expect(still.code, still.message).to.equal(NAVIGATION_FAILED);
+    expect(other.hits(), "requests that reached the refused host").to.equal(0);
+    await shop.call("tabs.close", { target });
+  });
+
+  it("another token's client is not held to the policy and its traffic does not go through the other token's upstream proxy", async () => {
+    const before = upstreamRequests;
+    const { target } = await free.call<{ target: string }>("tabs.open", { clientId: "free-1", url: `http://127.0.0.1:${other.port}/open` });
+    expect(other.hits("/open"), "the other client's page was loaded").to.be.above(0);
+    expect(upstreamRequests, "requests of another client through the shop's upstream proxy").to.equal(before);
+    // The shop's token reaches no other client, so it cannot lift its policy by naming one.
+    const forbidden = await rpcFailure(shop.call("tabs.open", { clientId: "free-1", url: "about:blank" }));
+    expect(forbidden.code).to.equal(-32007);
+    await free.call("tabs.close", { target });
+  });
+});
