@@ -1,10 +1,13 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
 import { Server } from "proxy-chain";
 import type { Hub } from "../../src/hub.js";
+import { EVENT_BUDGET_MS } from "../support/budgets.js";
+import { startChildHub, type ChildHub } from "../support/child-hub.js";
 import { startCountingServer, type CountingServer } from "../support/egress-fixture.js";
+import { eventually } from "../support/eventually.js";
 import { rpcFailure, TestRpcClient } from "../support/rpc-client.js";
 import { startTestHub } from "../support/test-hub.js";
 
@@ -100,5 +103,49 @@ describe("egress policy from ACCESS_FILE: a token's clients reach only what its 
     const forbidden = await rpcFailure(shop.call("tabs.open", { clientId: "free-1", url: "about:blank" }));
     expect(forbidden.code).to.equal(-32007);
     await free.call("tabs.close", { target });
+  });
+});
+
+describe("egress refusals in audit.log (a hub process of its own)", function () {
+  this.timeout(90_000);
+  let hub: ChildHub | undefined;
+  let other: CountingServer | undefined;
+  let home: string;
+
+  after(async () => {
+    await hub?.stop();
+    await other?.close();
+    if (home) await rm(home, { recursive: true, force: true });
+  });
+
+  it("a request the policy refused is a chained policy.blocked line with the client, host, port and rule, and no path", async () => {
+    other = await startCountingServer();
+    home = await mkdtemp(path.join(os.tmpdir(), "tabwire-egress-audit-"));
+    hub = await startChildHub({ EGRESS_HOSTS: "allowed.test=127.0.0.1,other.test=127.0.0.1" }, { dir: home });
+    const client = await TestRpcClient.connect(hub.url);
+    try {
+      await client.call("clients.configure", { clientId: "audited", policy: { egress: { allow: ["allowed.test"] } } });
+      const { target } = await client.call<{ target: string }>("tabs.open", { clientId: "audited", url: "about:blank" });
+      const refused = await rpcFailure(client.call("navigate", { target, url: `http://other.test:${other.port}/secret-path?token=x` }));
+      expect(refused.code).to.equal(NAVIGATION_FAILED);
+      const file = path.join(home, "logs", "audit.log");
+      let blocked: Record<string, unknown> | undefined;
+      await eventually(
+        async () => {
+          const lines = (await readFile(file, "utf8").catch(() => "")).split("\n").filter((line) => line.length > 0);
+          blocked = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.message === "policy.blocked");
+          return blocked !== undefined;
+        },
+        EVENT_BUDGET_MS,
+        "policy.blocked in audit.log",
+      );
+      expect(blocked).to.deep.include({ clientId: "audited", host: "other.test", port: other.port });
+      expect(blocked).to.have.property("rule").that.is.a("string");
+      expect(blocked).to.have.property("prev").that.is.a("string");
+      expect(JSON.stringify(blocked)).to.not.include("secret-path");
+      expect(other.hits(), "requests that reached the refused host").to.equal(0);
+    } finally {
+      await client.close();
+    }
   });
 });
