@@ -124,7 +124,7 @@ describe("dashboard: its files, sign-in and sessions, and what each session reac
       .and.match(/SameSite=Strict/i)
       .and.match(/Path=\//);
     const session = await (await fetch(`${base}/ui/session`, { headers: { cookie: cookie as string } })).json();
-    expect(session).to.deep.equal({ signedIn: true, scope: null, via: "cookie" });
+    expect(session).to.deep.equal({ signedIn: true, scope: null, capabilities: null, via: "cookie" });
     const ws = await socketWith(base, { cookie: cookie as string, origin: base });
     expect((await callOver(ws, "ping")).result).to.have.property("time");
     ws.close();
@@ -289,7 +289,7 @@ describe("dashboard on a hub with no token (real hub)", function () {
   it("is open to loopback pages of its own address only: another Host (DNS rebinding) or another Origin is refused", async () => {
     const base = hub.url.replace(/^ws/, "http");
     const open = await (await fetch(`${base}/ui/session`)).json();
-    expect(open).to.deep.equal({ signedIn: true, scope: null, via: "open" });
+    expect(open).to.deep.equal({ signedIn: true, scope: null, capabilities: null, via: "open" });
     const ws = await socketWith(base, { origin: base });
     expect((await callOver(ws, "ping")).result).to.have.property("time");
     ws.close();
