@@ -4,12 +4,12 @@ import path from "node:path";
 import { expect } from "chai";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import WebSocket from "ws";
 import { ErrorCode } from "../../src/errors.js";
 import type { Hub } from "../../src/hub.js";
 import { METHODS } from "../../src/methods/index.js";
 import { hubTools } from "../../src/mcp/tools.js";
 import { loadOpenRpc } from "../../src/rpc/params-validator.js";
+import { callOver, socketWith } from "../support/bare-socket.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { request, upgradeStatus } from "../support/http-request.js";
 import { rpcFailure, TestRpcClient } from "../support/rpc-client.js";
@@ -35,34 +35,6 @@ function exampleParams(method: string, target: string): Record<string, unknown> 
   if ("target" in params) params.target = target;
   if ("clientId" in params) params.clientId = "alpha";
   return params;
-}
-
-/** Opens /rpc with headers of its own (a dashboard session's cookie and Origin); rejects with the HTTP status. */
-function socketWith(url: string, headers: Record<string, string>): Promise<WebSocket> {
-  const ws = new WebSocket(url, { headers });
-  return new Promise((resolve, reject) => {
-    ws.once("open", () => resolve(ws));
-    ws.once("unexpected-response", (_request, response) => {
-      ws.terminate();
-      reject(Object.assign(new Error(`HTTP ${response.statusCode}`), { status: response.statusCode }));
-    });
-    ws.once("error", reject);
-  });
-}
-
-/** One call over a bare socket: its answer. */
-function callOver(ws: WebSocket, method: string, params: object): Promise<{ result?: unknown; error?: { code: number; data?: unknown } }> {
-  const id = Math.floor(Math.random() * 1e9);
-  return new Promise((resolve) => {
-    const onMessage = (data: Buffer): void => {
-      const frame = JSON.parse(data.toString("utf8")) as { id?: number; result?: unknown; error?: { code: number; data?: unknown } };
-      if (frame.id !== id) return;
-      ws.off("message", onMessage);
-      resolve(frame);
-    };
-    ws.on("message", onMessage);
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-  });
 }
 
 describe("capabilities per token (ACCESS_FILE): the hub refuses what a token may not do at every door (real hub, real Chromium)", function () {

@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import WebSocket from "ws";
 import { ErrorCode } from "../../src/errors.js";
 import type { Hub } from "../../src/hub.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
+import { callOver, socketWith } from "../support/bare-socket.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { rpcFailure, type TestRpcClient } from "../support/rpc-client.js";
 import { openTab, type OpenedTab } from "../support/tabs.js";
@@ -26,36 +26,9 @@ async function signIn(base: string, token: string, origin = base): Promise<{ sta
   return { status: response.status, cookie, setCookie };
 }
 
-/** Opens /rpc with a session cookie and an Origin, as the dashboard's page does; rejects with the HTTP status. */
-function socketWith(base: string, headers: Record<string, string>): Promise<WebSocket> {
-  const ws = new WebSocket(`${base.replace(/^http/, "ws")}/rpc`, { headers });
-  return new Promise((resolve, reject) => {
-    ws.once("open", () => resolve(ws));
-    ws.once("unexpected-response", (_request, response) => {
-      ws.terminate();
-      reject(Object.assign(new Error(`HTTP ${response.statusCode}`), { status: response.statusCode }));
-    });
-    ws.once("error", reject);
-  });
-}
-
-/** One call over a bare socket; the answer's result, or its error. */
-function callOver(
-  ws: WebSocket,
-  method: string,
-  params: object = {},
-): Promise<{ result?: Record<string, unknown>; error?: { code: number } }> {
-  const id = Math.floor(Math.random() * 1e9);
-  return new Promise((resolve) => {
-    const onMessage = (data: Buffer): void => {
-      const frame = JSON.parse(data.toString("utf8")) as { id?: number; result?: Record<string, unknown>; error?: { code: number } };
-      if (frame.id !== id) return;
-      ws.off("message", onMessage);
-      resolve(frame);
-    };
-    ws.on("message", onMessage);
-    ws.send(JSON.stringify({ jsonrpc: "2.0", id, method, params }));
-  });
+/** The /rpc door of a hub from its HTTP base URL, as the dashboard's page opens it. */
+function rpcUrl(base: string): string {
+  return `${base.replace(/^http/, "ws")}/rpc`;
 }
 
 describe("dashboard: its files, sign-in and sessions, and what each session reaches (real hub)", function () {
@@ -112,7 +85,7 @@ describe("dashboard: its files, sign-in and sessions, and what each session reac
     }
     const made = "tabwire_session=" + "A".repeat(43);
     expect((await fetch(`${base}/ui/session`, { headers: { cookie: made } })).status).to.equal(401);
-    const refused = await socketWith(base, { cookie: made, origin: base }).catch((error: { status?: number }) => error.status);
+    const refused = await socketWith(rpcUrl(base), { cookie: made, origin: base }).catch((error: { status?: number }) => error.status);
     expect(refused).to.equal(401);
   });
 
@@ -125,11 +98,11 @@ describe("dashboard: its files, sign-in and sessions, and what each session reac
       .and.match(/Path=\//);
     const session = await (await fetch(`${base}/ui/session`, { headers: { cookie: cookie as string } })).json();
     expect(session).to.deep.equal({ signedIn: true, scope: null, capabilities: null, via: "cookie" });
-    const ws = await socketWith(base, { cookie: cookie as string, origin: base });
+    const ws = await socketWith(rpcUrl(base), { cookie: cookie as string, origin: base });
     expect((await callOver(ws, "ping")).result).to.have.property("time");
     ws.close();
     // Another site's page (even one the browser would send the cookie from, same site, another port) gets 403.
-    const foreign = await socketWith(base, { cookie: cookie as string, origin: "http://127.0.0.1:1" }).catch(
+    const foreign = await socketWith(rpcUrl(base), { cookie: cookie as string, origin: "http://127.0.0.1:1" }).catch(
       (e: { status?: number }) => e.status,
     );
     expect(foreign).to.equal(403);
@@ -141,13 +114,13 @@ describe("dashboard: its files, sign-in and sessions, and what each session reac
     expect(post.status, "a POST without the hub's Origin does not ride the cookie").to.equal(401);
     await fetch(`${base}/ui/session`, { method: "DELETE", headers: { cookie: cookie as string, origin: base } });
     expect((await fetch(`${base}/ui/session`, { headers: { cookie: cookie as string } })).status).to.equal(401);
-    const after = await socketWith(base, { cookie: cookie as string, origin: base }).catch((e: { status?: number }) => e.status);
+    const after = await socketWith(rpcUrl(base), { cookie: cookie as string, origin: base }).catch((e: { status?: number }) => e.status);
     expect(after).to.equal(401);
   });
 
   it("a scoped token's session sees only its client: listings, stats, live views and agents of the other client are unknown", async () => {
     const { cookie } = await signIn(base, TOKEN_B);
-    const ws = await socketWith(base, { cookie: cookie as string, origin: base });
+    const ws = await socketWith(rpcUrl(base), { cookie: cookie as string, origin: base });
     try {
       const clients = (await callOver(ws, "clients.list")).result?.clients as { clientId: string }[];
       expect(clients.map((client) => client.clientId)).to.deep.equal(["beta"]);
@@ -290,15 +263,15 @@ describe("dashboard on a hub with no token (real hub)", function () {
     const base = hub.url.replace(/^ws/, "http");
     const open = await (await fetch(`${base}/ui/session`)).json();
     expect(open).to.deep.equal({ signedIn: true, scope: null, capabilities: null, via: "open" });
-    const ws = await socketWith(base, { origin: base });
+    const ws = await socketWith(rpcUrl(base), { origin: base });
     expect((await callOver(ws, "ping")).result).to.have.property("time");
     ws.close();
     const port = new URL(base).port;
-    const rebound = await socketWith(base, { host: `evil.example:${port}`, origin: `http://evil.example:${port}` }).catch(
+    const rebound = await socketWith(rpcUrl(base), { host: `evil.example:${port}`, origin: `http://evil.example:${port}` }).catch(
       (e: { status?: number }) => e.status,
     );
     expect(rebound).to.equal(403);
-    const foreign = await socketWith(base, { origin: "http://evil.example" }).catch((e: { status?: number }) => e.status);
+    const foreign = await socketWith(rpcUrl(base), { origin: "http://evil.example" }).catch((e: { status?: number }) => e.status);
     expect(foreign).to.equal(403);
   });
 });
