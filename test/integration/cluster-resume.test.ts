@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { TabwireClient, type ConsoleMessage, type Reconnected } from "../../src/client/index.js";
+import { TestAgent } from "../fixtures/wire-agent.js";
 import { killHub, startClusterHubs, stopHub, type ClusterHub } from "../support/cluster-hub.js";
 import { EVENT_BUDGET_MS } from "../support/budgets.js";
 import { eventually } from "../support/eventually.js";
@@ -10,6 +11,8 @@ import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy.js";
 
 const OWNER = "cluster-resume-owner";
 const OTHER = "cluster-resume-other";
+const SCOPED = "cluster-resume-scoped";
+const OTHER_AGENT_KEY = "cluster-resume-other-agent-key";
 const MESSAGES = 50;
 const BURST_MESSAGES = 2_000;
 const CUT_MS = 2_000;
@@ -88,7 +91,11 @@ describe("session.resume in a cluster: the session lived on instance A, the clie
     this.timeout(START_TIMEOUT_MS + 30_000);
     requireChromium();
     redis = await startRedisServer();
-    hubs = await startClusterHubs(["a", "b", "c"], redis.url, { HUB_TOKENS: `${OWNER},${OTHER}`, RESUME_WINDOW_MS: "20000" });
+    hubs = await startClusterHubs(["a", "b", "c"], redis.url, {
+      HUB_TOKENS: `${OWNER},${OTHER},${SCOPED}:scoped-client`,
+      AGENT_KEYS: `${OTHER_AGENT_KEY}:other-client`,
+      RESUME_WINDOW_MS: "20000",
+    });
   });
   afterEach(async () => {
     await Promise.all(closers.splice(0).map((close) => close().catch(() => undefined)));
@@ -131,6 +138,20 @@ describe("session.resume in a cluster: the session lived on instance A, the clie
     expect(((await back.nextFrame()) as { error: { code: number } }).error.code).to.equal(-32600);
     expect(await back.call("ping")).to.include({ pong: true });
     expect(overheard, "what the other token heard").to.deep.equal([]);
+    await back.call("tabs.close", { target });
+  });
+
+  it("a scoped token, an agent with another key and a stranger on B get nothing of a session A keeps, and the owner still resumes it", async () => {
+    const { session, target } = await awaySession();
+    const scoped = await raw(b(), SCOPED);
+    expect(await scoped.call<Resumed>("session.resume", { session, lastSeq: 0 })).to.deep.include({ resumed: false, reason: "unknown" });
+    const stranger = await TestRpcClient.connect(b().url, { path: "/rpc?resume=on" }).catch((error: { status?: number }) => error.status);
+    expect(stranger, "a stranger's upgrade").to.equal(401);
+    const wrongKey = await TestAgent.connect({ url: `${b().url}/agent?token=${OTHER_AGENT_KEY}`, clientId: target });
+    closers.push(() => wrongKey.close());
+    expect((await wrongKey.registration()).status).to.equal("rejected");
+    const back = await raw(b(), OWNER);
+    expect(await back.call<Resumed>("session.resume", { session, lastSeq: 0 })).to.deep.include({ resumed: true, session });
     await back.call("tabs.close", { target });
   });
 
