@@ -2,7 +2,7 @@ import type { FrameMessage, ResumedMessage, ResumeMessage, UntunnelMessage } fro
 import type { RedisLink } from "./redis-link.js";
 import type { ClusterRegistry } from "./registry.js";
 import { SessionHosts, type SessionServing } from "./session-hosts.js";
-import { SessionRecords } from "./session-records.js";
+import { SessionRecords, sessionIdOn } from "./session-records.js";
 import { SessionRelays } from "./session-relays.js";
 
 /** The messages of a resume through another instance. */
@@ -17,18 +17,21 @@ export class ClusterSessions {
   #records: SessionRecords;
   #relays: SessionRelays;
   #hosts: SessionHosts;
+  #me: string;
 
   constructor(options: { link: RedisLink; registry: ClusterRegistry; windowMs: number; timeoutMs: number }) {
     const { link, registry, windowMs, timeoutMs } = options;
     this.#records = new SessionRecords({ link, instanceId: registry.instanceId, windowMs, timeoutMs });
     this.#relays = new SessionRelays({ registry, records: this.#records, timeoutMs });
     this.#hosts = new SessionHosts({ registry, timeoutMs });
+    this.#me = registry.instanceId;
   }
 
   /** Lets a session dropped here be resumed through another instance, and one kept elsewhere be resumed here. */
   serve(serving: SessionServing): void {
     this.#hosts.serve(serving);
     serving.resumes.useCluster({
+      newSessionId: () => sessionIdOn(this.#me),
       away: (session) => this.#records.away(session),
       gone: (id) => this.#records.gone(id),
       resume: (wanted, sink, budget) => this.#relays.resume(wanted, sink, budget),

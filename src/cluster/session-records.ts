@@ -1,3 +1,4 @@
+import { newId } from "../ids.js";
 import { log } from "../log.js";
 import type { AwaySession } from "../transport/resume-registry.js";
 import { keys } from "./messages.js";
@@ -13,6 +14,19 @@ export interface SessionRecord {
 
 // The call ids a record names at most: a record is one small Redis string.
 const RECORD_CALLS_MAX = 100;
+// Between a session id's random part and the instance that made it.
+const KEEPER_MARK = "@";
+
+/** A new session id that names the instance keeping it (`<uuid>@<instance>`). */
+export function sessionIdOn(instance: string): string {
+  return `${newId()}${KEEPER_MARK}${instance}`;
+}
+
+/** The instance a session id names, or null for an id that names none (one of a single hub, or made up). */
+export function keeperNamedIn(id: string): string | null {
+  const at = id.lastIndexOf(KEEPER_MARK);
+  return at > 0 && at < id.length - 1 ? id.slice(at + 1) : null;
+}
 
 /**
  * Word of the dropped sessions in Redis (`tabwire:session:<id>`), so that a caller who comes back through another

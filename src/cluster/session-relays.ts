@@ -5,7 +5,7 @@ import type { ResumeAnswer } from "../rpc/method.js";
 import type { SessionSink } from "../transport/resume-session.js";
 import { newCallId, type FrameMessage, type ResumedMessage, type UntunnelMessage } from "./messages.js";
 import type { ClusterRegistry } from "./registry.js";
-import type { SessionRecord, SessionRecords } from "./session-records.js";
+import { keeperNamedIn, type SessionRecord, type SessionRecords } from "./session-records.js";
 
 /** A socket of this instance whose session lives on another (its keeper). */
 interface Relay {
@@ -46,16 +46,21 @@ export class SessionRelays {
     const me = this.#registry.instanceId;
     const record = await this.#records.read(wanted.id, this.#waitMs(budget)).catch(() => null);
     // Another grant's session is not found, exactly as one that never was.
-    if (!record || record.binding !== wanted.binding || record.instance === me) return null;
-    const alive = await this.#registry.listening([record.instance], this.#waitMs(budget)).catch(() => null);
-    if (alive && !alive.has(record.instance)) {
+    if (record && record.binding !== wanted.binding) return null;
+    // A session whose drop its keeper has not seen yet (or not recorded yet) has no record: its id names the keeper,
+    // which answers under the same rules (and closes the half-open socket it still has).
+    const keeper = record?.instance ?? keeperNamedIn(wanted.id);
+    if (keeper === null || keeper === me) return null;
+    const alive = await this.#registry.listening([keeper], this.#waitMs(budget)).catch(() => null);
+    if (alive && !alive.has(keeper)) {
+      if (!record) return null;
       this.#records.gone(wanted.id);
       return expired(record, wanted.lastSeq);
     }
     const conn = newCallId();
-    this.#relays.set(conn, { keeper: record.instance, sink });
+    this.#relays.set(conn, { keeper, sink });
     try {
-      const answer = JSON.parse(await this.#ask(record.instance, { ...wanted, conn }, budget)) as ResumeAnswer;
+      const answer = JSON.parse(await this.#ask(keeper, { ...wanted, conn }, budget)) as ResumeAnswer;
       if (!answer.resumed) this.#relays.delete(conn);
       else sink.relay({ send: (text) => this.#up(conn, text), closed: (dropped) => this.#closed(conn, dropped) });
       return answer;

@@ -263,7 +263,7 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
   };
   /** `session.resume`: Takes over a session whose connection dropped: its subscriptions, the notifications it missed and the answers it is owed. */
   "session.resume": {
-    /** The session id from the old connection's Tabwire-Session header. */
+    /** The session id from the old connection's Tabwire-Session header, as it is (in a cluster it ends with `@` and the instance that keeps it). */
     session: string;
     /** The seq of the last notification the caller received (0: none). */
     lastSeq: number;

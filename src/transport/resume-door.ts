@@ -1,6 +1,5 @@
 import type { IncomingMessage } from "node:http";
 import type { WebSocketServer } from "ws";
-import { newId } from "../ids.js";
 import { whoOf, type Grant } from "./auth.js";
 import type { ResumeRegistry } from "./resume-registry.js";
 import type { PeerSession } from "./resume-session.js";
@@ -23,7 +22,7 @@ export class ResumeDoor {
     // Only upgrades the hub accepted get here, just before their 101: the session is named in it.
     wss.on("headers", (headers, request) => {
       if (!resumes.isOn || !asksForResume(request)) return;
-      const id = newId();
+      const id = resumes.newSessionId();
       this.#ids.set(request, id);
       headers.push(`${SESSION_HEADER}: ${id}`, `${WINDOW_HEADER}: ${resumes.windowMs}`);
     });

@@ -1,4 +1,5 @@
 import type { Budget } from "../budget.js";
+import { newId } from "../ids.js";
 import { log } from "../log.js";
 import type { ResumeAnswer } from "../rpc/method.js";
 import type { ReplayLimits } from "./resume-buffer.js";
@@ -20,6 +21,8 @@ export interface AwaySession {
 
 /** A cluster (Redis): where word of dropped sessions is kept, and the sessions other instances keep are found. */
 export interface ResumeElsewhere {
+  /** The id of a new session here: it names this instance, so any other finds the keeper even before a drop is seen. */
+  newSessionId(): string;
   /** A session dropped here and is kept for the window. */
   away(session: AwaySession): void;
   /** A session here ended for good (its connection closed): no resume will find it. */
@@ -64,6 +67,11 @@ export class ResumeRegistry {
   /** In a cluster: dropped sessions are recorded in Redis, and one this hub does not keep is looked for on the others. */
   useCluster(elsewhere: ResumeElsewhere): void {
     this.#elsewhere = elsewhere;
+  }
+
+  /** The id for a new session (in a cluster, one that names this instance). */
+  newSessionId(): string {
+    return this.#elsewhere?.newSessionId() ?? newId();
   }
 
   /** A new session of a connection that asked for resume; `binding` names the grant that made it. */

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import WebSocket from "ws";
 import { TabwireClient, type ConsoleMessage, type Reconnected } from "../../src/client/index.js";
 import { TestAgent } from "../fixtures/wire-agent.js";
 import { killHub, startClusterHubs, stopHub, type ClusterHub } from "../support/cluster-hub.js";
@@ -151,8 +152,25 @@ describe("session.resume in a cluster: the session lived on instance A, the clie
     closers.push(() => wrongKey.close());
     expect((await wrongKey.registration()).status).to.equal("rejected");
     const back = await raw(b(), OWNER);
-    expect(await back.call<Resumed>("session.resume", { session, lastSeq: 0 })).to.deep.include({ resumed: true, session });
+    const answer = await back.call<Resumed>("session.resume", { session, lastSeq: 0 });
+    expect(answer, JSON.stringify(answer)).to.deep.include({ resumed: true, session });
     await back.call("tabs.close", { target });
+  });
+
+  it("a client back through B before A has seen its socket drop (half-open) resumes: its id names A, and A closes the old socket with 4000", async () => {
+    const old = new WebSocket(`${a().url}/rpc?resume=on`, { headers: { authorization: `Bearer ${OWNER}` } });
+    closers.push(async () => old.terminate());
+    const session = await new Promise<string>((resolve, reject) => {
+      old.once("upgrade", (response) => resolve(String(response.headers["tabwire-session"])));
+      old.once("error", reject);
+    });
+    expect(session, "the session id names its keeper").to.match(/@a$/);
+    const closed = new Promise<number>((resolve) => old.once("close", resolve));
+    const back = await raw(b(), OWNER);
+    const answer = await back.call<Resumed>("session.resume", { session, lastSeq: 0 });
+    expect(answer, JSON.stringify(answer)).to.deep.include({ resumed: true, session });
+    expect(await closed, "the code the old socket is closed with").to.equal(4000);
+    expect(await back.call("ping")).to.include({ pong: true });
   });
 
   it(`the typed client cut for ${CUT_MS} ms and sent to B on its return resumes by itself: 1..${BURST_MESSAGES} once, in order, and its call started before the cut is answered`, async () => {
