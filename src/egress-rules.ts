@@ -22,3 +22,10 @@ export interface ClientPolicy {
   /** `http://user:pass@host:port`: chained behind the policy proxy. */
   upstreamProxy?: string;
 }
+
+/** What a client set itself with clients.configure: policies that narrow its token's, and an upstream proxy. */
+export interface OwnEgress {
+  /** Every policy it gave: each narrows, none widens (a request must pass them all). */
+  policies: ClientPolicy[];
+  upstreamProxy?: string;
+}

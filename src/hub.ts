@@ -42,6 +42,7 @@ import { NetworkStream } from "./events/network-stream.js";
 import { ClientRoutes } from "./clients/client-routes.js";
 import { ProxyAuth } from "./clients/proxy-auth.js";
 import { EgressService } from "./egress/egress-service.js";
+import { WebRtcCheck } from "./cdp/webrtc-check.js";
 import { watchEgress } from "./egress-events.js";
 import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
@@ -208,7 +209,12 @@ function buildServices(config: Config): HubServices {
   const store = config.cdpUrl === null ? null : new ClientStore(config.dataDir);
   const clientOptions = { defaultClientId: config.defaultClientId, clientIdleMs: config.clientIdleMs };
   // A request must pass every policy of its client: its tokens' (ACCESS_FILE) and the ones it set itself.
-  const egress = new EgressService({ hosts: config.egressHosts, tokenPolicies: (clientId) => tokenPolicyOf(config, clientId) });
+  const webRtc = config.cdpUrl === null ? null : new WebRtcCheck(browser);
+  const egress = new EgressService({
+    hosts: config.egressHosts,
+    tokenPolicies: (clientId) => tokenPolicyOf(config, clientId),
+    ...(webRtc ? { whyUnenforceable: () => webRtc.whyNot() } : {}),
+  });
   const clients = new ClientManager(browser, agents, { ...clientOptions, proxies: egress, ...(store ? { record: store } : {}) });
   clients.contexts.on("closed", (clientId, reason) => reason === "idle" && egress.forget(clientId));
   limitPopups(browser, clients, config.maxTabsPerClient);
@@ -244,6 +250,7 @@ function buildServices(config: Config): HubServices {
     // In a cluster the states live in Redis: the cluster gives its store when it joins.
     store: config.redisUrl === null ? new FileStates(dataDir) : new NoStates(),
     notify: (clientId, params) => eventTopics.publish("tabs", clientId, { method: "tab.restored", params }),
+    egress,
     loadPage: async (tabId, url, budget) => navigateTab(await pool.acquire(tabId, budget), { url, waitUntil: "domcontentloaded" }, budget),
   });
   return {

@@ -90,7 +90,7 @@ export async function launchChrome(binary: string, extraArgs: readonly string[])
   if (extraArgs.some((arg) => arg.startsWith("--remote-debugging-port"))) {
     log.warn("CHROME_ARGS opens a debugging port: any local process and any page that reaches it can drive Chrome past the hub's rules");
   }
-  const chrome = await spawnChrome(binary, ["--remote-debugging-pipe", ...extraArgs], ["pipe", "pipe"]);
+  const chrome = await spawnChrome(binary, ["--remote-debugging-pipe", ...extraArgs], { extraStdio: ["pipe", "pipe"] });
   const [toChrome, fromChrome] = [chrome.process.stdio[3], chrome.process.stdio[4]];
   if (!isWritable(toChrome) || !isReadable(fromChrome)) {
     await chrome.kill();
@@ -111,9 +111,16 @@ export async function launchChrome(binary: string, extraArgs: readonly string[])
   }
 }
 
-/** Starts a headless Chromium with a loopback debugging port, as a user would run one to give the hub as CDP_URL. */
-export async function launchChromeWithPort(binary: string, extraArgs: readonly string[]): Promise<PortChrome> {
-  const chrome = await spawnChrome(binary, ["--remote-debugging-port=0", ...extraArgs], []);
+/**
+ * Starts a headless Chromium with a loopback debugging port, as a user would run one to give the hub as CDP_URL;
+ * `leaveOut` names switches of the embedded Chrome's that this one goes without (as a user's own Chrome may).
+ */
+export async function launchChromeWithPort(
+  binary: string,
+  extraArgs: readonly string[],
+  leaveOut: readonly string[] = [],
+): Promise<PortChrome> {
+  const chrome = await spawnChrome(binary, ["--remote-debugging-port=0", ...extraArgs], { extraStdio: [], leaveOut });
   try {
     const match = await untilExitOrError(chrome, chrome.stderrMatch(/DevTools listening on (ws:\/\/\S+)/, LAUNCH_TIMEOUT_MS));
     return { process: chrome.process, kill: chrome.kill, wsUrl: match };
@@ -130,9 +137,14 @@ interface SpawnedChrome extends LaunchedChrome {
   stderrMatch(pattern: RegExp, timeoutMs: number): Promise<string>;
 }
 
-async function spawnChrome(binary: string, mode: readonly string[], extraStdio: readonly "pipe"[]): Promise<SpawnedChrome> {
+async function spawnChrome(
+  binary: string,
+  mode: readonly string[],
+  options: { extraStdio: readonly "pipe"[]; leaveOut?: readonly string[] },
+): Promise<SpawnedChrome> {
+  const { extraStdio, leaveOut = [] } = options;
   const profile = await mkdtemp(path.join(os.tmpdir(), "tabwire-chrome-"));
-  const args = [...FLAGS, `--user-data-dir=${profile}`, ...mode];
+  const args = [...FLAGS.filter((flag) => !leaveOut.includes(flag)), `--user-data-dir=${profile}`, ...mode];
   if (process.getuid?.() === 0) args.push("--no-sandbox");
   args.push("about:blank");
   const child = spawn(binary, args, { stdio: ["ignore", "ignore", "pipe", ...extraStdio] });

@@ -172,11 +172,13 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
 
   #make(clientId: string): ClientContext {
     const record = this.#options.record;
-    const making = this.#create(clientId).then(async (browserContextId) => {
-      await record?.made(clientId, browserContextId).catch((error: Error) => {
-        this.#disposeUnused(clientId, browserContextId);
-        throw new HubError("INTERNAL_ERROR", `the hub cannot write down the client's browser context (${error.message}); retry`);
-      });
+    const making = this.#create(clientId).then(async ({ browserContextId, policed }) => {
+      // A policed context is never written down: it goes with this hub's connection, as its proxy goes with the hub.
+      if (!policed)
+        await record?.made(clientId, browserContextId).catch((error: Error) => {
+          this.#disposeUnused(clientId, browserContextId);
+          throw new HubError("INTERNAL_ERROR", `the hub cannot write down the client's browser context (${error.message}); retry`);
+        });
       if (this.#byClient.get(clientId) !== context)
         throw new HubError("BROWSER_UNAVAILABLE", "Chrome was lost while the client's browser context was made; retry shortly");
       context.id = browserContextId;
@@ -197,18 +199,20 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
 
   // A policed client's context is made behind its proxy, with loopback not bypassed (Chrome's default sends
   // localhost and 127.0.0.1 direct); a context whose proxy cannot be opened is not made.
-  async #create(clientId: string): Promise<string> {
+  async #create(clientId: string): Promise<{ browserContextId: string; policed: boolean }> {
     const proxyServer = await this.#options.proxies?.open(clientId);
     const { browserContextId } = await this.#browser.connection().send(
       "Target.createBrowserContext",
       {
-        // A recorded context outlives the connection, for the next hub to adopt; else Chrome disposes it when the hub goes.
-        disposeOnDetach: !this.#options.record,
+        // A recorded context outlives the connection, for the next hub to adopt; else Chrome disposes it when the hub
+        // goes. A policed one always goes: its proxy lives in this hub, and a context left pointing at a closed
+        // proxy's port would send its pages to whatever listens there next.
+        disposeOnDetach: !this.#options.record || Boolean(proxyServer),
         ...(proxyServer ? { proxyServer, proxyBypassList: "<-loopback>" } : {}),
       },
       { timeoutMs: CDP_COMMAND_TIMEOUT_MS },
     );
-    return browserContextId;
+    return { browserContextId, policed: Boolean(proxyServer) };
   }
 
   #disarm(context: ClientContext): void {

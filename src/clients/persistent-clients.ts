@@ -4,6 +4,7 @@ import type { SessionPool } from "../cdp/session-pool.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 import { parseTarget } from "../target-id.js";
+import type { OwnEgress } from "../egress-rules.js";
 import type { ClientManager } from "./client-manager.js";
 import { IndexedDbTooLarge } from "./client-indexed-db.js";
 import { exportState, importState, type StorageState } from "./client-storage.js";
@@ -23,6 +24,11 @@ export interface PersistentClientsOptions {
   maxBytes: number;
   intervalMs: number;
   notify: RestoredNotice;
+  /** The egress a client set itself (clients.configure {policy, upstreamProxy}): saved with it, put back first. */
+  egress: {
+    ownOf(clientId: string): OwnEgress | undefined;
+    restore(clientId: string, saved: OwnEgress): void;
+  };
   /** Loads a tab's page as navigate does (the hub's runtime, which this layer does not reach). */
   loadPage(tabId: string, url: string, budget: Budget): Promise<void>;
 }
@@ -121,6 +127,14 @@ export class PersistentClients {
     this.#kept.delete(clientId);
   }
 
+  /** Saves a persistent client now (its egress changed): the call that changed it fails when it cannot be saved. */
+  async saveNow(clientId: string, budget: Budget): Promise<void> {
+    if (!this.#kept.has(clientId)) return;
+    const text = await this.#snapshot(clientId, budget);
+    this.#checkSize(text);
+    await budget.race(this.#store.write(clientId, text));
+  }
+
   /** Saves every persistent client now (the hub is stopping). */
   async saveAll(): Promise<void> {
     clearInterval(this.#ticker);
@@ -147,7 +161,8 @@ export class PersistentClients {
     const tabs: SavedTab[] = this.#options.clients
       .tabs({ scope: null }, clientId)
       .map((tab) => ({ tabId: parseTarget(tab.target).tabId, url: tab.url, title: tab.title }));
-    const saved: SavedClient = { version: 1, clientId, savedAt: Date.now(), state, tabs };
+    const egress = this.#options.egress.ownOf(clientId);
+    const saved: SavedClient = { version: 1, clientId, savedAt: Date.now(), state, tabs, ...(egress ? { egress } : {}) };
     return JSON.stringify(saved);
   }
 
@@ -228,6 +243,14 @@ export class PersistentClients {
     if (text === null) throw new Error("no saved state is found");
     const saved: unknown = JSON.parse(text);
     if (!isSavedClient(saved) || saved.clientId !== clientId) throw new Error("the saved state is not one this hub wrote");
+    // Its context is made behind the policies it had, or the client is not put back at all.
+    if (saved.egress) {
+      try {
+        this.#options.egress.restore(clientId, saved.egress);
+      } catch (error) {
+        throw new Error(`its saved egress policy cannot be put back (${(error as Error).message}); the client is not restored`);
+      }
+    }
     const { contextId, release } = clients.contexts.keep(clientId);
     let show = (): void => {};
     const restored: Parameters<RestoredNotice>[1][] = [];

@@ -1,23 +1,19 @@
 import { EventEmitter } from "node:events";
-import type { ClientPolicy } from "../egress-rules.js";
+import type { ClientPolicy, OwnEgress } from "../egress-rules.js";
 import { HubError, isHubError } from "../errors.js";
 import { log } from "../log.js";
 import type { NamedPolicy } from "./egress-decision.js";
 import { EGRESS_PROXY_USER, EgressProxy, type EgressRefusal } from "./egress-proxy.js";
 import { normaliseHost } from "./host-rules.js";
+import { checkedPolicy, checkedUpstream } from "./policy-check.js";
 
 /** How the egress service is set up: the test names of EGRESS_HOSTS and where the token policies come from. */
 export interface EgressServiceOptions {
   hosts: ReadonlyMap<string, string>;
   /** The policies of the caller's token (ACCESS_FILE) for a client; none by default. */
   tokenPolicies?: (clientId: string) => readonly ClientPolicy[];
-}
-
-/** What one client has set itself with clients.configure. */
-interface OwnPolicy {
-  /** Every policy it gave: each narrows, none widens (a request must pass them all). */
-  policies: ClientPolicy[];
-  upstreamProxy?: string;
+  /** Why this Chrome cannot be held to a policy (WebRTC around the proxy), or null; an embedded Chrome always can. */
+  whyUnenforceable?: () => Promise<string | null>;
 }
 
 // Refusals kept a client, so that navigate and network.list can name the rule of a failure Chrome reports later.
@@ -30,7 +26,7 @@ const MAX_OWN_POLICIES = 16;
  */
 export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefusal] }> {
   #options: EgressServiceOptions;
-  #own = new Map<string, OwnPolicy>();
+  #own = new Map<string, OwnEgress>();
   #proxies = new Map<string, Promise<EgressProxy>>();
   #recent = new Map<string, EgressRefusal[]>();
 
@@ -81,6 +77,24 @@ export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefus
       .catch(() => undefined);
   }
 
+  /** What a client set itself (a copy), for a persistent client's saved state; undefined when nothing. */
+  ownOf(clientId: string): OwnEgress | undefined {
+    const own = this.#own.get(clientId);
+    if (!own) return undefined;
+    return { policies: [...own.policies], ...(own.upstreamProxy ? { upstreamProxy: own.upstreamProxy } : {}) };
+  }
+
+  /**
+   * Puts back what a persistent client had set itself, before its context is made again (a restart, or another
+   * instance of a cluster taking it over); throws INVALID_PARAMS for a saved policy this hub would not accept.
+   */
+  restore(clientId: string, saved: OwnEgress): void {
+    if (saved.policies.length > MAX_OWN_POLICIES) throw new HubError("INVALID_PARAMS", `more than ${MAX_OWN_POLICIES} policies are saved`);
+    const policies = saved.policies.map((policy, index) => checkedPolicy(policy, `/egress/policies/${index}`));
+    const upstreamProxy = saved.upstreamProxy === undefined ? undefined : checkedUpstream(saved.upstreamProxy, "/egress/upstreamProxy");
+    this.#own.set(clientId, { policies, ...(upstreamProxy ? { upstreamProxy } : {}) });
+  }
+
   /** Gives a new client (a /cdp connection's context of its own) the policies and upstream proxy of the client that made it. */
   inherit(clientId: string, parentId: string): void {
     const parent = this.#own.get(parentId);
@@ -88,9 +102,17 @@ export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefus
       this.#own.set(clientId, { policies: [...parent.policies], ...(parent.upstreamProxy ? { upstreamProxy: parent.upstreamProxy } : {}) });
   }
 
+  /** Why a policy given now could not be enforced (a sentence), or null when it can. */
+  async whyUnenforceable(): Promise<string | null> {
+    return (await this.#options.whyUnenforceable?.()) ?? null;
+  }
+
   /** The proxy URL a policed client's new context is made with (null: the client has no policy), started now. */
   async open(clientId: string): Promise<string | null> {
     if (!this.isPoliced(clientId)) return null;
+    const why = this.policiesOf(clientId).length > 0 ? await this.whyUnenforceable() : null;
+    if (why !== null)
+      throw new HubError("INTERNAL_ERROR", `client ${clientId} has an egress policy, and ${why}; its browser context was not made`);
     let opening = this.#proxies.get(clientId);
     if (!opening) {
       opening = this.#start(clientId);

@@ -15,8 +15,10 @@ export const clientsConfigure = defineMethod("clients.configure", { runs: "here"
   if (params.policy !== undefined || params.upstreamProxy !== undefined) {
     const policy = params.policy === undefined ? undefined : checkedPolicy(params.policy as ClientPolicy, "/policy");
     const upstreamProxy = params.upstreamProxy === undefined ? undefined : checkedUpstream(params.upstreamProxy, "/upstreamProxy");
-    readyForPolicy(call, clientId);
+    await readyForPolicy(call, clientId, policy !== undefined);
     egress.configure(clientId, { ...(policy ? { policy } : {}), ...(upstreamProxy ? { upstreamProxy } : {}) });
+    // A persistent client's saved state carries its egress: it is saved now, so a restart never brings it back without.
+    if (params.persistent === undefined) await persistent.saveNow(clientId, call.budget);
   }
   const persistedBytes = params.persistent === undefined ? undefined : await persistent.configure(clientId, params.persistent, call.budget);
   const policies = egress.policiesOf(clientId).length;
@@ -31,9 +33,10 @@ export const clientsConfigure = defineMethod("clients.configure", { runs: "here"
 
 /**
  * A policy is enforced by the proxy a context is made behind: a client whose context is open without one has it
- * made again when it has no tab, and is refused when it has (its pages would go on without the policy).
+ * made again when it has no tab, and is refused when it has (its pages would go on without the policy). A policy
+ * the hub's Chrome cannot be held to (WebRTC around the proxy, with CDP_URL) is refused before it is taken.
  */
-function readyForPolicy(call: HubCall, clientId: string): void {
+async function readyForPolicy(call: HubCall, clientId: string, policed: boolean): Promise<void> {
   const { clients, egress, config } = call.services;
   if (clientId === config.defaultClientId) {
     throw new HubError(
@@ -41,6 +44,8 @@ function readyForPolicy(call: HubCall, clientId: string): void {
       `client ${clientId} is DEFAULT_CLIENT_ID, whose tabs live in Chrome's default context, which cannot have a proxy; give the policy to another clientId`,
     );
   }
+  const why = policed ? await call.budget.race(egress.whyUnenforceable()) : null;
+  if (why !== null) throw new HubError("INTERNAL_ERROR", `this hub cannot enforce an egress policy: ${why}`);
   if (!clients.contexts.has(clientId) || egress.hasProxy(clientId)) return;
   if (clients.tabCount(clientId) === 0) clients.contexts.end(clientId);
   if (clients.contexts.has(clientId)) {
