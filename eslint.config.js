@@ -20,6 +20,8 @@ const BASICS = [
   "log-file.ts",
   "target-id.ts",
   "tick-cork.ts",
+  "trace-settings.ts",
+  "tracing.ts",
   "version.ts",
 ];
 

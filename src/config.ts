@@ -5,6 +5,7 @@ import path from "node:path";
 import dotenv from "dotenv";
 import { readAccessFile } from "./access-file.js";
 import { ConfigError } from "./config-error.js";
+import { traceSettings, type TraceSettings } from "./trace-settings.js";
 import {
   boolean,
   checkedToken,
@@ -118,6 +119,8 @@ export interface Config {
   clusterTtlMs: number;
   /** EGRESS_HOSTS (for tests): names the egress proxy maps to an address before DNS, `name=127.0.0.1,...`. */
   egressHosts: ReadonlyMap<string, string>;
+  /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT and the other standard variables); null: off. */
+  traces: TraceSettings | null;
 }
 
 const LOG_LEVELS = new Set(["error", "warn", "info", "http", "verbose", "debug", "silly"]);
@@ -185,9 +188,23 @@ export function parseConfig(env: Env): Config {
     instanceId: env.INSTANCE_ID ? clientId(env, "INSTANCE_ID", "") : null,
     clusterTtlMs: integer(env, "CLUSTER_TTL_MS", { fallback: 10_000, min: 500, max: 3_600_000 }),
     egressHosts: egressHosts(env),
+    traces: otelSettings(env),
   };
   checkSecurity(config);
   return Object.freeze(config);
+}
+
+/** The standard OpenTelemetry variables the hub reads itself (the SDK reads its other OTEL_* on its own). */
+function otelSettings(env: Env): TraceSettings | null {
+  return traceSettings({
+    OTEL_SDK_DISABLED: env.OTEL_SDK_DISABLED,
+    OTEL_TRACES_EXPORTER: env.OTEL_TRACES_EXPORTER,
+    OTEL_EXPORTER_OTLP_ENDPOINT: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT,
+    OTEL_EXPORTER_OTLP_PROTOCOL: env.OTEL_EXPORTER_OTLP_PROTOCOL,
+    OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL,
+    OTEL_SERVICE_NAME: env.OTEL_SERVICE_NAME,
+  });
 }
 
 /** EGRESS_HOSTS: `name=address` pairs (lower-cased names, IP addresses only), for tests that give loopback servers names. */

@@ -43,6 +43,8 @@ import { ClientRoutes } from "./clients/client-routes.js";
 import { ProxyAuth } from "./clients/proxy-auth.js";
 import { EgressService } from "./egress/egress-service.js";
 import { WebRtcCheck } from "./cdp/webrtc-check.js";
+import { startTraceExport } from "./trace-export.js";
+import { traceparentHeader } from "./tracing.js";
 import { watchEgress } from "./egress-events.js";
 import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
@@ -122,9 +124,7 @@ export async function startHub(config: Config): Promise<Hub> {
   // Cluster (Redis): a dropped session can be resumed through any instance; its frames run on the one that keeps it.
   cluster?.serveSessions({ router, resumes });
   acceptUpgrades(server, { services, policy, router, agentRouter, heartbeat, sockets, serverId, drain, resumes });
-  if (policy.isWideOpen("orchestrator"))
-    log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
-  else if (config.tokens.length === 0) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
+  warnIfOpen(policy, config);
   let port: number;
   let apiPort: number | null;
   try {
@@ -136,6 +136,8 @@ export async function startHub(config: Config): Promise<Hub> {
     throw error;
   }
   log.info("tabwire is listening", { url: `ws://${config.host}:${port}/rpc` });
+  // OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT): a span per call from the first one; nothing at all without it.
+  const traces = startTraceExport(config.traces);
   cluster?.announce(`ws://${config.host}:${port}`);
   const stop = async (): Promise<void> => {
     // Before anything goes: the persistent clients' state as it is now.
@@ -153,8 +155,16 @@ export async function startHub(config: Config): Promise<Hub> {
     await services.uploads.removeAll();
     await services.downloads.removeAll();
     server.closeAllConnections();
+    await traces.stop();
   };
   return { port, apiPort, url: `ws://${config.host}:${port}`, services, drain: (cutShort) => drain.run(cutShort), stop };
+}
+
+/** Says at start when the hub lets in more than token holders. */
+function warnIfOpen(policy: AccessPolicy, config: Config): void {
+  if (policy.isWideOpen("orchestrator"))
+    log.warn("ALLOW_OPEN=true and no HUB_TOKEN or HUB_TOKENS set: every peer that reaches this hub can drive its browser");
+  else if (config.tokens.length === 0) log.warn("no HUB_TOKEN or HUB_TOKENS set: the hub accepts loopback peers only");
 }
 
 /** Sends each HTTP request to its front: /mcp, the dashboard (/ui), CDP discovery (/cdp/json, /json/version), else the HTTP API. */
@@ -311,7 +321,9 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
       if (decision.endpoint === "rpc") {
         const resumable = resumeDoor.open(request, decision);
-        return drain.track(new RpcPeer(ws, { router: parts.router, ...callerOf(decision.grant), ...limits, resumable }), ws);
+        const traceparent = traceparentHeader(request.headers.traceparent);
+        const caller = { ...callerOf(decision.grant), ...(traceparent === undefined ? {} : { traceparent }) };
+        return drain.track(new RpcPeer(ws, { router: parts.router, ...caller, ...limits, resumable }), ws);
       }
       if (cdpClient !== null) {
         const takePlace = (): (() => void) | null => ephemeral.take(decision.grant.key ?? "");

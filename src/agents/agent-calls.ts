@@ -1,6 +1,7 @@
 import { createJSONRPCErrorResponse, createJSONRPCRequest, JSONRPCClient, type JSONRPCError, type JSONRPCResponse } from "json-rpc-2.0";
 import type { Budget } from "../budget.js";
 import { HubError } from "../errors.js";
+import { isTracing, traceChild } from "../tracing.js";
 
 /** The agent's error object, kept whole for AGENT_ERROR's data. */
 interface AgentErrorObject {
@@ -28,6 +29,12 @@ export class AgentCalls {
 
   /** Sends a request to the agent and resolves with its result, or rejects with AGENT_ERROR, the budget's reason, or AGENT_UNAVAILABLE. */
   call(method: string, params: object, budget: Budget): Promise<unknown> {
+    // Traced, a call to the agent is a child span of the hub call it serves (the agent's wire is left as it is).
+    if (isTracing()) return traceChild(`agent ${method}`, { "tabwire.agent.method": method }, () => this.#call(method, params, budget));
+    return this.#call(method, params, budget);
+  }
+
+  #call(method: string, params: object, budget: Budget): Promise<unknown> {
     if (this.#gone) return Promise.reject(this.#gone);
     if (budget.reason) return Promise.reject(budget.reason);
     const id = `${this.#prefix}-${++this.#next}`;

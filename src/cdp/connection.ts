@@ -2,6 +2,7 @@ import { EventEmitter } from "node:events";
 import type { ProtocolMapping } from "devtools-protocol/types/protocol-mapping.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
+import { isTracing, traceChild } from "../tracing.js";
 import { CallbackRegistry, type CommandOptions, type ProtocolErrorPayload } from "./callback-registry.js";
 import { CdpSession } from "./session.js";
 import type { CdpTransport, OversizedMessage } from "./transport.js";
@@ -65,6 +66,12 @@ export class CdpConnection extends EventEmitter<ConnectionEvents> {
 
   /** Sends a command on the connection or, with `sessionId`, on that session; the registry settles it. */
   rawSend(command: { method: string; params: unknown; sessionId?: string }, options: CommandOptions): Promise<unknown> {
+    // Traced, a command a call sends is a child span of the call's (its name only: never its params).
+    if (isTracing()) return traceChild(`cdp ${command.method}`, { "cdp.method": command.method }, () => this.#send(command, options));
+    return this.#send(command, options);
+  }
+
+  #send(command: { method: string; params: unknown; sessionId?: string }, options: CommandOptions): Promise<unknown> {
     const { method, params, sessionId } = command;
     if (this.#closed) return Promise.reject(unavailable());
     if (options.signal?.aborted) return Promise.reject(options.signal.reason as Error);

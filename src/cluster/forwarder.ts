@@ -1,4 +1,5 @@
 import type { Budget } from "../budget.js";
+import { currentTraceparent, isTracing, traceChild } from "../tracing.js";
 import { relayNotification, type ConnectionState, type MethodDefinition } from "../rpc/method.js";
 import { UnsendableMessageError } from "./cluster-codec.js";
 import { paramsTooBig, parseAnswer, unavailable, type TargetKind } from "./forward-errors.js";
@@ -67,8 +68,16 @@ export class Forwarder {
    * Runs a call on the instance that owns `params.target` (or on `owner`, for a subscription's unsubscribe) and
    * returns its result; null when no other instance owns the target, so the caller runs it here.
    */
-  async forward(call: ForwardedCall, options: { kind: TargetKind; owner?: string }): Promise<object | null> {
+  forward(call: ForwardedCall, options: { kind: TargetKind; owner?: string }): Promise<object | null> {
+    // Traced, the forward is a child span of the call, and the instance that runs it makes its span a child of this one.
+    if (isTracing())
+      return traceChild(`forward ${call.method.name}`, { "rpc.method": call.method.name }, () => this.#forward(call, options));
+    return this.#forward(call, options);
+  }
+
+  async #forward(call: ForwardedCall, options: { kind: TargetKind; owner?: string }): Promise<object | null> {
     const { method, params, connection, budget } = call;
+    const traceparent = currentTraceparent();
     const target = typeof params.target === "string" ? params.target : "";
     const id = newCallId();
     const message: CallMessage = {
@@ -79,7 +88,11 @@ export class Forwarder {
       scope: connection.scope ? [...connection.scope] : null,
       peer: connection.peer,
       method: method.name,
-      params: "target" in params ? { ...params, timeoutMs: Math.max(1, budget.remainingMs()) } : params,
+      params: {
+        ...params,
+        ...("target" in params ? { timeoutMs: Math.max(1, budget.remainingMs()) } : {}),
+        ...(traceparent === undefined ? {} : { traceparent }),
+      },
     };
     const caller = this.#enter(connection);
     try {

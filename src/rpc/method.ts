@@ -25,6 +25,8 @@ export interface ConnectionState {
   bufferedBytes?: () => number;
   /** Holds a call until the connection may act again (an agent an operator paused), within the call's budget; undefined when it may now. */
   gate?: (budget: Budget) => Promise<void> | undefined;
+  /** The W3C `traceparent` the caller gave at the WebSocket upgrade (or an HTTP request's): its calls' spans are its children. */
+  traceparent?: string;
   /** /rpc connections that asked for resume: takes over the dropped session `session` if the caller may (session.resume). */
   resume?: (session: string, lastSeq: number, budget: Budget) => ResumeAnswer | Promise<ResumeAnswer>;
 }

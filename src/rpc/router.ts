@@ -3,6 +3,7 @@ import { Budget } from "../budget.js";
 import { allows, type Need } from "../capabilities.js";
 import { ErrorCode, HubError, toWireError, type ErrorName } from "../errors.js";
 import { log, logApi } from "../log.js";
+import { isTraceparent, isTracing, traceCall, type CallSpan } from "../tracing.js";
 import {
   envelopeOf,
   errorResponse,
@@ -139,7 +140,8 @@ export class Router<S> {
       const call: CallContext<S> = { services: this.#options.services, connection, budget, id: item.id };
       try {
         // Awaited here rather than in an async function of its own: each step a call chains is CPU on the hot path.
-        response = (await this.#run(item, checked.params, call)) ?? { jsonrpc: "2.0", id, result: null };
+        const answer = isTracing() ? this.#traced(item, checked, call) : this.#run(item, checked.params, call);
+        response = (await answer) ?? { jsonrpc: "2.0", id, result: null };
       } catch (error) {
         // The gate's refusal: the budget ended while the agent was paused.
         response = wireErrorOf(id, error) as JsonRpcResponse;
@@ -180,7 +182,7 @@ export class Router<S> {
   }
 
   /** The hub's refusal of a request (limits, unknown method, bad params, an id in flight), or its checked params. */
-  #check(item: RequestItem, connection: ConnectionState): JsonRpcResponse | { params: Record<string, unknown> } {
+  #check(item: RequestItem, connection: ConnectionState): JsonRpcResponse | Checked {
     const id = item.id ?? null;
     const { maxInflight } = this.#options;
     if (connection.inflight.size >= maxInflight) {
@@ -205,9 +207,9 @@ export class Router<S> {
     }
     const need = this.#needs.get(item.method) ?? "connection";
     if (!allows(connection.capabilities, need)) return errorResponse(id, forbidden(item.method, need));
-    let params: Record<string, unknown>;
+    let checked: Checked;
     try {
-      params = this.#checkParams(item);
+      checked = this.#checkParams(item);
     } catch (error) {
       return { jsonrpc: "2.0", id, error: toWireError(error) };
     }
@@ -217,7 +219,22 @@ export class Router<S> {
         message: `Invalid Request: a request with id ${JSON.stringify(item.id)} is still in flight on this connection; use a new id`,
       });
     }
-    return { params };
+    return checked;
+  }
+
+  /** Runs a checked request in its span: a child of the caller's traceparent (the call's, else its connection's). */
+  #traced(item: RequestItem, checked: Checked, call: CallContext<S>): PromiseLike<JsonRpcResponse | null> {
+    const { target, clientId } = checked.params;
+    const parent = checked.traceparent ?? call.connection.traceparent;
+    const about: CallSpan = {
+      method: item.method,
+      ...(typeof target === "string" ? { target } : {}),
+      ...(typeof clientId === "string" ? { client: clientId } : {}),
+      ...(call.connection.who === undefined ? {} : { who: call.connection.who }),
+      ...(parent === undefined ? {} : { parent }),
+    };
+    const run = (): PromiseLike<JsonRpcResponse | null> => this.#run(item, checked.params, call);
+    return traceCall(about, run, outcomeOf);
   }
 
   /** Runs a checked request through the library with the call's context, once the agent's gate (if any) lets it. */
@@ -239,13 +256,15 @@ export class Router<S> {
     return rate;
   }
 
-  #checkParams(item: RequestItem): Record<string, unknown> {
+  #checkParams(item: RequestItem): Checked {
     if (Array.isArray(item.params)) {
       throw new HubError("INVALID_PARAMS", `params of ${item.method} must be an object of named params, not an array`, {
         errors: [{ path: "/", message: "must be an object" }],
       });
     }
-    const params = (item.params ?? {}) as Record<string, unknown>;
+    const given = (item.params ?? {}) as Record<string, unknown>;
+    // `traceparent` is a param of every method, the hub's own rather than the method's: taken out before the schema.
+    const { traceparent, params } = "traceparent" in given ? withoutTraceparent(given) : { traceparent: undefined, params: given };
     const { deepAt: deep, values } = nestingOf(params, MAX_PARAMS_DEPTH);
     if (deep !== null) {
       throw new HubError(
@@ -263,8 +282,30 @@ export class Router<S> {
         errors: [{ path: "/timeoutMs", message: `must be at most ${maxTimeoutMs}` }],
       });
     }
-    return params;
+    return traceparent === undefined ? { params } : { params, traceparent };
   }
+}
+
+/** A request's params as its method's schema sees them, and the caller's W3C trace context if it gave one. */
+interface Checked {
+  params: Record<string, unknown>;
+  traceparent?: string;
+}
+
+/** Takes `traceparent` out of a call's params: a W3C trace context (version 00), else INVALID_PARAMS saying what it must be. */
+function withoutTraceparent(given: Record<string, unknown>): { traceparent: string; params: Record<string, unknown> } {
+  const { traceparent, ...params } = given;
+  if (!isTraceparent(traceparent)) {
+    const message = "must be a W3C traceparent: 00-<32 hex trace id>-<16 hex span id>-<2 hex flags>, lower case, ids not all zeros";
+    throw new HubError("INVALID_PARAMS", `invalid params: /traceparent ${message}`, { errors: [{ path: "/traceparent", message }] });
+  }
+  return { traceparent, params };
+}
+
+/** What a call's span records as its outcome: "ok", or its error's name. */
+function outcomeOf(response: JsonRpcResponse | null): string {
+  if (response === null || !("error" in response) || !response.error) return "ok";
+  return CODE_NAMES.get(response.error.code) ?? String(response.error.code);
 }
 
 /** The refusal of a call its token's capabilities do not cover, naming the capability it needs. */

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { WebSocketServer } from "ws";
+import { traceparentHeader } from "../tracing.js";
 import { whoOf, type Grant } from "./auth.js";
 import type { ResumeRegistry } from "./resume-registry.js";
 import type { PeerSession } from "./resume-session.js";
@@ -34,9 +35,11 @@ export class ResumeDoor {
     if (id === undefined) return undefined;
     this.#ids.delete(request);
     const binding = admitted.grant.key ?? "open";
+    const traceparent = traceparentHeader(request.headers.traceparent);
     const session = this.#resumes.open({
       ...{ id, scope: admitted.grant.scope, capabilities: admitted.grant.capabilities },
       ...{ peer: admitted.peer, binding, who: whoOf(admitted.grant) },
+      ...(traceparent === undefined ? {} : { traceparent }),
     });
     return { session, resumes: this.#resumes };
   }

@@ -75,7 +75,7 @@ export class ResumeRegistry {
   }
 
   /** A new session of a connection that asked for resume; `binding` names the grant that made it. */
-  open(options: Pick<PeerSessionOptions, "id" | "scope" | "capabilities" | "peer" | "binding" | "who">): PeerSession {
+  open(options: Pick<PeerSessionOptions, "id" | "scope" | "capabilities" | "peer" | "binding" | "who" | "traceparent">): PeerSession {
     // The settings are the buffer's limits too (ResumeSettings extends ReplayLimits): no copy per connection.
     const session = new PeerSession({
       ...options,

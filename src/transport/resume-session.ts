@@ -39,6 +39,8 @@ export interface PeerSessionOptions {
   binding: string;
   /** Who it acts for, for audit.log (ConnectionState.who). */
   who?: string;
+  /** The caller's W3C trace context from the upgrade (ConnectionState.traceparent). */
+  traceparent?: string;
   /** Absent for a session that cannot be resumed: it keeps nothing. */
   replay?: ReplayLimits;
   /** Set by the registry: takes over a dropped session for this one. */
@@ -71,6 +73,7 @@ export class PeerSession {
       capabilities: options.capabilities ?? null,
       peer: options.peer,
       ...(options.who === undefined ? {} : { who: options.who }),
+      ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
       inflight: new InflightTable(),
       closed: this.#closed.signal,
       notify: (method, params) => this.notify(method, params),

@@ -20,6 +20,8 @@ export interface RpcPeerOptions<S> {
   peer: string;
   /** Who the connection acts for, for audit.log (ConnectionState.who). */
   who?: string;
+  /** The caller's W3C trace context from the upgrade (ConnectionState.traceparent). */
+  traceparent?: string;
   highWaterBytes: number;
   /** Agents only: sees every object frame first and returns true for the ones it handled (control frames, answers). */
   intercept?: (frame: Record<string, unknown>) => boolean;
@@ -58,6 +60,7 @@ export class RpcPeer<S> {
       new PeerSession({
         ...{ id: newId(), scope: options.scope, capabilities: options.capabilities ?? null, peer: options.peer, binding: "" },
         ...(options.who === undefined ? {} : { who: options.who }),
+        ...(options.traceparent === undefined ? {} : { traceparent: options.traceparent }),
       });
     this.#sink = {
       write: (text) => this.#send(text),
