@@ -95,11 +95,15 @@ export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefus
     this.#own.set(clientId, { policies, ...(upstreamProxy ? { upstreamProxy } : {}) });
   }
 
-  /** Gives a new client (a /cdp connection's context of its own) the policies and upstream proxy of the client that made it. */
+  /**
+   * Gives a new client (a /cdp connection's context of its own) every policy and the upstream proxy of the client that
+   * made it: its token's (ACCESS_FILE) as well as its own, since the new client's id is in no token's list.
+   */
   inherit(clientId: string, parentId: string): void {
-    const parent = this.#own.get(parentId);
-    if (parent)
-      this.#own.set(clientId, { policies: [...parent.policies], ...(parent.upstreamProxy ? { upstreamProxy: parent.upstreamProxy } : {}) });
+    const policies = this.policiesOf(parentId).map((named) => named.policy);
+    const upstreamProxy = this.#upstreamOf(parentId);
+    if (policies.length > 0 || upstreamProxy !== undefined)
+      this.#own.set(clientId, { policies, ...(upstreamProxy === undefined ? {} : { upstreamProxy }) });
   }
 
   /** Why a policy given now could not be enforced (a sentence), or null when it can. */

@@ -2,6 +2,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { expect } from "chai";
+import { chromium } from "playwright-core";
 import { Server } from "proxy-chain";
 import type { Hub } from "../../src/hub.js";
 import { EVENT_BUDGET_MS } from "../support/budgets.js";
@@ -92,6 +93,30 @@ describe("egress policy from ACCESS_FILE: a token's clients reach only what its 
     expect(still.code, still.message).to.equal(NAVIGATION_FAILED);
     expect(other.hits(), "requests that reached the refused host").to.equal(0);
     await shop.call("tabs.close", { target });
+  });
+
+  it("through /cdp, a context the token's client makes of its own (Playwright's newContext) is held to the token's policy too", async () => {
+    const { target } = await shop.call<{ target: string }>("tabs.open", {
+      clientId: "shop-1",
+      url: `http://allowed.test:${allowed.port}/page`,
+    });
+    const browser = await chromium.connectOverCDP(`${hub.url.replace(/^ws/, "http")}/cdp?clientId=shop-1`, {
+      headers: { Authorization: `Bearer ${SHOP}` },
+    });
+    try {
+      const before = other.hits();
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const error = await page.goto(`http://127.0.0.1:${other.port}/cdp-own-context`).then(
+        () => "loaded",
+        (failed: Error) => failed.message,
+      );
+      expect(error, "a navigation of the new context to a host the policy refuses").to.match(/ERR_/);
+      expect(other.hits(), "requests of the new context that reached the refused host").to.equal(before);
+    } finally {
+      await browser.close();
+      await shop.call("tabs.close", { target });
+    }
   });
 
   it("another token's client is not held to the policy and its traffic does not go through the other token's upstream proxy", async () => {
