@@ -36,7 +36,7 @@ export async function tracesFigures(cdpUrl: string, rounds: number): Promise<Fig
         callers.push(caller);
         const call = (method: string, params: object): Promise<Record<string, unknown>> =>
           answered(caller.send({ jsonrpc: "2.0", method, params }));
-        const { target } = (await call("tabs.open", { url: "about:blank", background: true })) as { target: string };
+        const { target } = (await call("tabs.open", { url: "about:blank", background: true })).result as { target: string };
         const evaluate = async (): Promise<void> => void (await call("evaluate", { target, expression: "1+1" }));
         await timeSequential(WARMUP_CALLS, evaluate);
         return { pid: hub.pid, evaluate };
