@@ -44,7 +44,7 @@ import { ProxyAuth } from "./clients/proxy-auth.js";
 import { EgressService } from "./egress/egress-service.js";
 import { WebRtcCheck } from "./cdp/webrtc-check.js";
 import { startTraceExport } from "./trace-export.js";
-import { traceparentHeader } from "./tracing.js";
+import { callerTrace } from "./tracing.js";
 import { watchEgress } from "./egress-events.js";
 import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
@@ -320,10 +320,10 @@ function acceptUpgrades(server: http.Server, parts: UpgradeParts): void {
       heartbeat.track(ws);
       const limits = { highWaterBytes: config.sendHighWaterBytes, slowReaderTimeoutMs: config.slowReaderTimeoutMs, peer: decision.peer };
       if (decision.endpoint === "rpc") {
-        const resumable = resumeDoor.open(request, decision);
-        const traceparent = traceparentHeader(request.headers.traceparent);
-        const caller = { ...callerOf(decision.grant), ...(traceparent === undefined ? {} : { traceparent }) };
-        return drain.track(new RpcPeer(ws, { router: parts.router, ...caller, ...limits, resumable }), ws);
+        // The caller's trace context, read once: the connection's calls are its children, resumable or not.
+        const trace = callerTrace(request.headers);
+        const resumable = resumeDoor.open(request, { ...decision, trace });
+        return drain.track(new RpcPeer(ws, { router: parts.router, ...callerOf(decision.grant), ...trace, ...limits, resumable }), ws);
       }
       if (cdpClient !== null) {
         const takePlace = (): (() => void) | null => ephemeral.take(decision.grant.key ?? "");

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from "node:http";
 import {
   context,
   ROOT_CONTEXT,
@@ -126,9 +127,12 @@ function endWithError(span: Span, error: unknown): void {
   span.end();
 }
 
-/** The `traceparent` header of an HTTP request or WebSocket upgrade, when it is a valid one (W3C: an invalid one is ignored). */
-export function traceparentHeader(header: string | string[] | undefined): string | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  const trimmed = value?.trim().toLowerCase();
-  return isTraceparent(trimmed) ? trimmed : undefined;
+/**
+ * The caller's trace context from an HTTP request's or WebSocket upgrade's `traceparent` header, ready to spread into
+ * a ConnectionState: empty when there is none or it is not valid (W3C: an invalid one is ignored).
+ */
+export function callerTrace(headers: IncomingHttpHeaders): { traceparent?: string } {
+  const header = headers.traceparent;
+  const value = (Array.isArray(header) ? header[0] : header)?.trim().toLowerCase();
+  return isTraceparent(value) ? { traceparent: value } : {};
 }

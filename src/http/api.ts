@@ -8,7 +8,7 @@ import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
-import { traceparentHeader } from "../tracing.js";
+import { callerTrace } from "../tracing.js";
 import { isRefusal, type AccessPolicy } from "../transport/access-policy.js";
 import { whoOf, type Grant } from "../transport/auth.js";
 import { clientSummaries } from "./client-summaries.js";
@@ -173,15 +173,9 @@ function httpConnection(request: IncomingMessage, response: ServerResponse, gran
     capabilities: grant.capabilities,
     peer: request.socket.remoteAddress ?? "unknown",
     who: whoOf(grant),
-    ...traceOf(request),
+    ...callerTrace(request.headers),
     inflight,
     closed: closed.signal,
     notify: () => false,
   };
-}
-
-/** A request's `traceparent` header, when valid: its call's span becomes a child of the caller's. */
-function traceOf(request: IncomingMessage): { traceparent?: string } {
-  const traceparent = traceparentHeader(request.headers.traceparent);
-  return traceparent === undefined ? {} : { traceparent };
 }

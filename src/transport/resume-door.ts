@@ -1,6 +1,5 @@
 import type { IncomingMessage } from "node:http";
 import type { WebSocketServer } from "ws";
-import { traceparentHeader } from "../tracing.js";
 import { whoOf, type Grant } from "./auth.js";
 import type { ResumeRegistry } from "./resume-registry.js";
 import type { PeerSession } from "./resume-session.js";
@@ -29,17 +28,19 @@ export class ResumeDoor {
     });
   }
 
-  /** The session of an upgraded socket that asked for one, bound to the grant that let it in. */
-  open(request: IncomingMessage, admitted: { grant: Grant; peer: string }): { session: PeerSession; resumes: ResumeRegistry } | undefined {
+  /** The session of an upgraded socket that asked for one, bound to the grant that let it in (and the caller's trace). */
+  open(
+    request: IncomingMessage,
+    admitted: { grant: Grant; peer: string; trace: { traceparent?: string } },
+  ): { session: PeerSession; resumes: ResumeRegistry } | undefined {
     const id = this.#ids.get(request);
     if (id === undefined) return undefined;
     this.#ids.delete(request);
     const binding = admitted.grant.key ?? "open";
-    const traceparent = traceparentHeader(request.headers.traceparent);
     const session = this.#resumes.open({
       ...{ id, scope: admitted.grant.scope, capabilities: admitted.grant.capabilities },
       ...{ peer: admitted.peer, binding, who: whoOf(admitted.grant) },
-      ...(traceparent === undefined ? {} : { traceparent }),
+      ...admitted.trace,
     });
     return { session, resumes: this.#resumes };
   }
