@@ -43,7 +43,6 @@ import { ClientRoutes } from "./clients/client-routes.js";
 import { ProxyAuth } from "./clients/proxy-auth.js";
 import { EgressService } from "./egress/egress-service.js";
 import { WebRtcCheck } from "./cdp/webrtc-check.js";
-import { startTraceExport } from "./trace-export.js";
 import { callerTrace } from "./tracing.js";
 import { watchEgress } from "./egress-events.js";
 import { ClientStore } from "./clients/client-store.js";
@@ -137,7 +136,8 @@ export async function startHub(config: Config): Promise<Hub> {
   }
   log.info("tabwire is listening", { url: `ws://${config.host}:${port}/rpc` });
   // OpenTelemetry (OTEL_EXPORTER_OTLP_ENDPOINT): a span per call from the first one; nothing at all without it.
-  const traces = startTraceExport(config.traces);
+  // The SDK and its exporters are loaded only then: a hub without an endpoint never pays for them.
+  const traces = config.traces ? (await import("./trace-export.js")).startTraceExport(config.traces) : null;
   cluster?.announce(`ws://${config.host}:${port}`);
   const stop = async (): Promise<void> => {
     // Before anything goes: the persistent clients' state as it is now.
@@ -155,7 +155,7 @@ export async function startHub(config: Config): Promise<Hub> {
     await services.uploads.removeAll();
     await services.downloads.removeAll();
     server.closeAllConnections();
-    await traces.stop();
+    await traces?.stop();
   };
   return { port, apiPort, url: `ws://${config.host}:${port}`, services, drain: (cutShort) => drain.run(cutShort), stop };
 }

@@ -17,11 +17,10 @@ export interface TraceExport {
 /**
  * Starts exporting the hub's spans through the official OpenTelemetry SDK: a batch processor (OTEL_BSP_*) in front of
  * the OTLP/HTTP exporter of the protocol asked for, the service named by OTEL_SERVICE_NAME (and
- * OTEL_RESOURCE_ATTRIBUTES), and the active span carried across awaits by AsyncLocalStorage. Null settings: nothing
- * is started, and the hub's calls make no spans.
+ * OTEL_RESOURCE_ATTRIBUTES), and the active span carried across awaits by AsyncLocalStorage. hub.ts imports this
+ * file only when an endpoint is set: without one nothing of the SDK is loaded, and the hub's calls make no spans.
  */
-export function startTraceExport(settings: TraceSettings | null): TraceExport {
-  if (settings === null) return { stop: async () => {} };
+export function startTraceExport(settings: TraceSettings): TraceExport {
   const manager = new AsyncLocalStorageContextManager().enable();
   context.setGlobalContextManager(manager);
   const exporter =
