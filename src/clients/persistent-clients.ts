@@ -96,7 +96,6 @@ export class PersistentClients {
       return undefined;
     }
     const text = await this.#snapshot(clientId, budget);
-    this.#checkSize(text);
     // Kept by another instance of the cluster: it is persistent already, and that instance saves it.
     if (!(await budget.race(this.#store.take(clientId)))) return undefined;
     const fresh = !this.#kept.has(clientId);
@@ -131,7 +130,6 @@ export class PersistentClients {
   async saveNow(clientId: string, budget: Budget): Promise<void> {
     if (!this.#kept.has(clientId)) return;
     const text = await this.#snapshot(clientId, budget);
-    this.#checkSize(text);
     await budget.race(this.#store.write(clientId, text));
   }
 
@@ -152,6 +150,7 @@ export class PersistentClients {
     return new HubError("OVERLOADED", message, { persistedBytes: bytes, maxBytes });
   }
 
+  /** The client's state as it is saved; OVERLOADED past MAX_PERSISTED_BYTES. */
   async #snapshot(clientId: string, budget: Budget): Promise<string> {
     // An origin's IndexedDB is read no further than the whole state may go: past it the state cannot be saved anyway.
     const indexedDb = { maxBytes: this.#options.maxBytes };
@@ -163,7 +162,9 @@ export class PersistentClients {
       .map((tab) => ({ tabId: parseTarget(tab.target).tabId, url: tab.url, title: tab.title }));
     const egress = this.#options.egress.ownOf(clientId);
     const saved: SavedClient = { version: 1, clientId, savedAt: Date.now(), state, tabs, ...(egress ? { egress } : {}) };
-    return JSON.stringify(saved);
+    const text = JSON.stringify(saved);
+    this.#checkSize(text);
+    return text;
   }
 
   #saveSoon(clientId: string): void {
@@ -188,7 +189,6 @@ export class PersistentClients {
     const budget = new Budget(SAVE_TIMEOUT_MS);
     try {
       const text = await this.#snapshot(clientId, budget);
-      this.#checkSize(text);
       if (this.#kept.get(clientId) !== kept) return;
       await this.#store.write(clientId, text);
     } catch (error) {
