@@ -88,11 +88,7 @@ export class Forwarder {
       scope: connection.scope ? [...connection.scope] : null,
       peer: connection.peer,
       method: method.name,
-      params: {
-        ...params,
-        ...("target" in params ? { timeoutMs: Math.max(1, budget.remainingMs()) } : {}),
-        ...(traceparent === undefined ? {} : { traceparent }),
-      },
+      params: forwardedParams(params, budget, traceparent),
     };
     const caller = this.#enter(connection);
     try {
@@ -304,4 +300,14 @@ export class Forwarder {
     caller.subscriptions.delete(subscriptionId);
     caller.dropped.delete(subscriptionId);
   }
+}
+
+/** The params as the owner runs them: a tab call with what is left of its budget, a traced one with its trace context (copied only then). */
+function forwardedParams(params: Record<string, unknown>, budget: Budget, traceparent: string | undefined): Record<string, unknown> {
+  if (!("target" in params) && traceparent === undefined) return params;
+  return {
+    ...params,
+    ...("target" in params ? { timeoutMs: Math.max(1, budget.remainingMs()) } : {}),
+    ...(traceparent === undefined ? {} : { traceparent }),
+  };
 }
