@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { expect } from "chai";
 import WebSocket from "ws";
+import { TestAgent } from "../fixtures/wire-agent.js";
 import { EVENT_BUDGET_MS } from "../support/budgets.js";
 import { startChildHub, type ChildHub } from "../support/child-hub.js";
 import { startClusterHubs, stopHub, type ClusterHub } from "../support/cluster-hub.js";
@@ -11,7 +12,9 @@ import { rpcFailure, TestRpcClient } from "../support/rpc-client.js";
 import { requireChromium } from "../support/test-hub.js";
 
 const ALPHA = "traces-alpha-token";
+const BETA = "traces-beta-token";
 const AGENT_KEY = "traces-agent-key";
+const BETA_AGENT_KEY = "traces-beta-agent-key";
 const SECRET_TEXT = "page-secret-7c1f";
 
 const hex = (bytes: number): string => randomBytes(bytes).toString("hex");
@@ -20,8 +23,8 @@ const traceparentOf = (traceId: string, spanId: string): string => `00-${traceId
 /** The hub's environment for a receiver: OTLP over HTTP, spans sent every 50 ms. */
 function tracedEnv(receiver: OtlpReceiver, protocol: "http/json" | "http/protobuf"): Record<string, string> {
   return {
-    HUB_TOKENS: `${ALPHA}:alpha`,
-    AGENT_KEYS: `${AGENT_KEY}:alpha`,
+    HUB_TOKENS: `${ALPHA}:alpha,${BETA}:beta`,
+    AGENT_KEYS: `${AGENT_KEY}:alpha,${BETA_AGENT_KEY}:beta`,
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
     OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
     OTEL_BSP_SCHEDULE_DELAY: "50",
@@ -126,6 +129,71 @@ describe("OpenTelemetry traces: a span per call, children for its CDP commands, 
     const opened = (await response.json()) as { compositeClientId: string };
     expect((await spanOf(receiver, httpTrace, "tabs.open")).parentSpanId).to.equal(httpSpan);
     await alpha.call("tabs.close", { target: opened.compositeClientId });
+  });
+});
+
+describe("traces and who may start them (real hub, Chromium, a test OTLP receiver)", function () {
+  this.timeout(4 * EVENT_BUDGET_MS);
+  let receiver: OtlpReceiver;
+  let hub: ChildHub;
+
+  before(async () => {
+    receiver = await startOtlpReceiver();
+    hub = await startChildHub(tracedEnv(receiver, "http/json"));
+  });
+  after(async () => {
+    await hub?.stop();
+    await receiver?.close();
+  });
+
+  it("a stranger, a scoped token of another client and an agent with another key put nothing of alpha's tab into their traces", async () => {
+    const alpha = await TestRpcClient.connect(hub.url, { token: ALPHA });
+    const beta = await TestRpcClient.connect(hub.url, { token: BETA });
+    try {
+      const { target } = await alpha.call<{ target: string }>("tabs.open", {
+        clientId: "alpha",
+        url: "data:text/html,<title>mine</title>",
+      });
+      const stranger = hex(16);
+      const strangerHeaders = { traceparent: traceparentOf(stranger, hex(8)) };
+      const upgrade = await new Promise<number>((resolve) => {
+        const ws = new WebSocket(`${hub.url}/rpc`, { headers: strangerHeaders });
+        ws.once("unexpected-response", (_request, response) => resolve(response.statusCode ?? 0));
+        ws.once("open", () => resolve(101));
+        ws.once("error", () => undefined);
+      });
+      expect(upgrade, "a stranger's upgrade").to.equal(401);
+      const http = await fetch(`${hub.url.replace(/^ws/, "http")}/page/execute`, {
+        method: "POST",
+        headers: { ...strangerHeaders, "content-type": "application/json" },
+        body: JSON.stringify({ clientId: "alpha", tabId: target.split(":")[1], script: "1" }),
+      });
+      expect(http.status, "a stranger's HTTP call").to.equal(401);
+
+      const betaTrace = hex(16);
+      const refused = await rpcFailure(
+        beta.call("evaluate", { target, expression: "document.title", traceparent: traceparentOf(betaTrace, hex(8)) }),
+      );
+      expect(refused.code).to.be.oneOf([-32002, -32007]);
+      const wrongKey = await TestAgent.connect({ url: `${hub.url}/agent?token=${BETA_AGENT_KEY}`, clientId: target });
+      expect((await wrongKey.registration()).status).to.equal("rejected");
+      await wrongKey.close();
+
+      // A later span of alpha's is exported after every one above: then the receiver has all there is.
+      const marker = hex(16);
+      await alpha.call("tabs.list", { traceparent: traceparentOf(marker, hex(8)) });
+      await spanOf(receiver, marker, "tabs.list");
+      expect(
+        receiver.spans.filter((span) => span.traceId === stranger),
+        "spans in the stranger's trace",
+      ).to.deep.equal([]);
+      const betaSpan = await spanOf(receiver, betaTrace, "evaluate");
+      expect(betaSpan.attributes["tabwire.outcome"]).to.be.oneOf(["TARGET_NOT_FOUND", "FORBIDDEN"]);
+      expect(childrenOf(receiver, betaSpan), "what beta's call did to alpha's tab").to.deep.equal([]);
+      await alpha.call("tabs.close", { target });
+    } finally {
+      await Promise.all([alpha.close(), beta.close()]);
+    }
   });
 });
 
