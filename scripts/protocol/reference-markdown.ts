@@ -17,6 +17,8 @@ const RUNS: Record<string, string> = {
   tab: "on the hub instance whose Chrome holds the target tab",
   agent: "on the hub instance the target's agent is connected to",
   subscription: "on the hub instance that holds the subscription",
+  client:
+    "on the hub instance that keeps the client (holds its own egress policy, else keeps it persistent), else on the one it was sent to",
   here: "on the hub instance it was sent to",
 };
 

@@ -151,10 +151,13 @@ export class CdpClients {
   }
 
   #hold(clientId: string, quota: (() => void) | null): HeldClient {
-    const kept = this.#options.services.clients.contexts.keep(clientId);
+    const { clients, egress } = this.#options.services;
+    const kept = clients.contexts.keep(clientId);
+    // A context another instance of a cluster holds the policy of is not used here, even one made before the policy.
+    const contextId = egress.checkHome(clientId).then(() => kept.contextId);
     // A context that cannot be made fails the commands that need it, not the process.
-    kept.contextId.catch(() => undefined);
-    return { clientId, contextId: kept.contextId, release: kept.release, quota, creating: 0 };
+    contextId.catch(() => undefined);
+    return { clientId, contextId, release: kept.release, quota, creating: 0 };
   }
 
   /** Sets a client's context to refuse downloads, or back, once it exists (the hub's ClientDownloads keeps the count). */

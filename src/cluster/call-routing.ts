@@ -15,6 +15,8 @@ export interface CallRoutingOptions {
   afterLocal(method: Method, waitMs: number): Promise<void>;
   /** Records a connection's events.subscribe topics for the other instances' events. */
   watch(connection: ConnectionState, topics: readonly Topic[]): void;
+  /** Whether this instance keeps a client (holds its egress policy, or keeps it persistent): its calls run here. */
+  keeps(clientId: string): boolean;
 }
 
 /**
@@ -38,7 +40,9 @@ export class CallRouting {
           ? (params, call) => this.#unsubscribe(method, params, call)
           : runs === "here"
             ? (params, call) => this.#runHere(method, params, call)
-            : (params, call) => this.#route(method, params, call);
+            : runs === "client"
+              ? (params, call) => this.#routeClient(method, params, call)
+              : (params, call) => this.#route(method, params, call);
     return { name: method.name, traits: method.traits, run };
   }
 
@@ -58,6 +62,37 @@ export class CallRouting {
       { kind },
     );
     return result ?? this.#runHere(method, params, call);
+  }
+
+  // A call on a client's browser context runs where the client is kept, if another instance keeps it: a client with
+  // an egress policy of its own has a context only there (made behind its proxy), a persistent one has its tabs there.
+  async #routeClient(method: Method, params: object, call: Call): Promise<unknown> {
+    const clientId = this.#clientOf(params, call.connection);
+    if (clientId === null || this.#options.keeps(clientId)) return this.#runHere(method, params, call);
+    const { connection, budget } = call;
+    // The client is named in what is sent (the owner's default client, or the connection's first, could be another).
+    const given = params as Record<string, unknown>;
+    const named = given.clientId !== undefined || given.target !== undefined ? given : { ...given, clientId };
+    const result = await this.#options.forwarder.forward(
+      { method, params: named, connection, budget },
+      { kind: "client", target: clientId },
+    );
+    return result ?? this.#runHere(method, params, call);
+  }
+
+  // The client a call names (its clientId, its target's client, else the caller's own, as callerClient picks it),
+  // or null when the caller may not see it: that call runs here, and answers FORBIDDEN without asking Redis.
+  #clientOf(params: object, connection: ConnectionState): string | null {
+    const { clients, config } = this.#options.services;
+    const { clientId, target } = params as { clientId?: unknown; target?: unknown };
+    let named: string | undefined;
+    try {
+      named = typeof clientId === "string" ? clientId : typeof target === "string" ? parseTarget(target).clientId : undefined;
+    } catch {
+      return null;
+    }
+    const chosen = named ?? (connection.scope ? [...connection.scope][0] : undefined) ?? config.defaultClientId;
+    return clients.canSee(connection, chosen) ? chosen : null;
   }
 
   async #unsubscribe(method: Method, params: object, call: Call): Promise<unknown> {

@@ -61,7 +61,7 @@ export class ClusterCodec {
     this.#now = options.now ?? Date.now;
   }
 
-  /** The signed wire text of a message for `to` (an instance, "*", or "@<target>"); throws UnsendableMessageError (counted). */
+  /** The signed wire text of a message for `to` (an instance, "*", "@<target>" or "@@<clientId>"); throws UnsendableMessageError (counted). */
   encode(message: ClusterMessage, to: string): string {
     const max = this.maxMessageBytes;
     // An answer is mostly its response text, measured before it is copied into a bigger string that could not be written.
@@ -108,8 +108,9 @@ export class ClusterCodec {
     if (message === null) return "malformed";
     // No instance sends itself a message: one from this instance in its inbox was captured and sent back.
     if (channel === this.#inbox && "from" in message && message.from === this.#me) return "replayed";
-    // "@<target>" is a call for whoever owns that target: the body must be that call.
-    if (opened.to.startsWith("@") && (message.type !== "call" || message.params.target !== opened.to.slice(1))) return "malformed";
+    // "@<target>" is a call for whoever owns that target, "@@<clientId>" one for whoever keeps that client: the body
+    // must be that call.
+    if (opened.to.startsWith("@") && !isCallFor(message, opened.to)) return "malformed";
     return message;
   }
 
@@ -122,6 +123,15 @@ export class ClusterCodec {
     this.#drops.drop(error.reason);
     return error;
   }
+}
+
+// Whether a message is the call an "@<target>" or "@@<clientId>" address says it is.
+function isCallFor(message: ClusterMessage, to: string): boolean {
+  if (message.type !== "call") return false;
+  const { target, clientId } = message.params;
+  if (!to.startsWith("@@")) return target === to.slice(1);
+  const client = to.slice(2);
+  return clientId === client || (clientId === undefined && typeof target === "string" && target.startsWith(`${client}:`));
 }
 
 /** "N bytes", or that the value was too big to write at all. */

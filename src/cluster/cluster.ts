@@ -9,11 +9,12 @@ import type { ParamsValidator } from "../rpc/params-validator.js";
 import { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
 import { CallRouting } from "./call-routing.js";
-import { agentOfClaim, claimOf, clientOfClaim } from "./claims.js";
+import { agentOfClaim, claimOf, clientOfClaim, egressOfClaim } from "./claims.js";
 import { ClusterCodec } from "./cluster-codec.js";
 import { ClusterEvents } from "./cluster-events.js";
 import type { ClusterView, RemoteTargets } from "../clients/cluster-view.js";
 import { DROP_REASONS, DropCounter } from "./drop-counter.js";
+import { EgressHomes } from "./egress-homes.js";
 import { ForwardedCalls } from "./forwarded-calls.js";
 import { Forwarder } from "./forwarder.js";
 import { localTargets, mergeClients, mergeTabs } from "./listing.js";
@@ -67,6 +68,7 @@ export class Cluster implements ClusterView {
   #events: ClusterEvents;
   #view: RemoteView;
   #states: RedisStates;
+  #homes: EgressHomes;
   #sessions: ClusterSessions;
   #sync = new SerialRunner(
     () => this.#syncOnce(),
@@ -113,6 +115,9 @@ export class Cluster implements ClusterView {
     const sealer = new StateSealer(config.clusterSecret);
     this.#states = new RedisStates({ link: this.#link, registry: this.#registry, sealer, timeoutMs: this.#redisTimeoutMs() });
     services.persistent.useStore(this.#states);
+    // A client's own egress policy lives on one instance, the only one that makes its browser context.
+    this.#homes = new EgressHomes(this.#registry, () => this.#redisTimeoutMs());
+    services.egress.useHome(this.#homes);
     const sessionOptions = { link: this.#link, registry: this.#registry, windowMs: config.resume.windowMs };
     this.#sessions = new ClusterSessions({ ...sessionOptions, timeoutMs: this.#redisTimeoutMs() });
     this.#view = new RemoteView(this.#registry);
@@ -136,13 +141,19 @@ export class Cluster implements ClusterView {
       isEvicted: (agent) => this.#evicted.has(agent),
       timeoutMs: this.#redisTimeoutMs(),
     });
-    const routing = new CallRouting({
+    const routing = this.#routing(services);
+    this.methods = options.methods.map((method) => routing.wrap(method));
+  }
+
+  // How this instance's callers' calls reach the instance that owns their target (or keeps their client).
+  #routing(services: HubServices): CallRouting {
+    return new CallRouting({
       services,
       forwarder: this.#forwarder,
       afterLocal: (method, waitMs) => this.#relist(method.traits, waitMs),
       watch: (connection, topics) => this.#events.watch(connection, topics),
+      keeps: (clientId) => this.#homes.holds(clientId) || this.#registry.epochOf(claimOf("client", clientId)) !== undefined,
     });
-    this.methods = options.methods.map((method) => routing.wrap(method));
   }
 
   /** Connects to Redis and starts refreshing this instance's records every third of the TTL. */
@@ -207,6 +218,7 @@ export class Cluster implements ClusterView {
       const claim = claimOf("client", clientId);
       if (this.#registry.epochOf(claim) !== undefined) owned.add(claim);
     }
+    this.#homes.refresh(owned, this.#services.egress.ownIds());
     const outcome = await this.#registry.sync({ owned, listing: local.listing }, this.#info, this.#redisTimeoutMs());
     if (this.#syncFailing) log.info("cluster: the registry in Redis is written again");
     this.#syncFailing = false;
@@ -227,6 +239,14 @@ export class Cluster implements ClusterView {
   #evictHere(claim: string, why: string): void {
     this.#yielded.add(claim);
     this.#registry.forget(claim);
+    const policed = egressOfClaim(claim);
+    if (policed !== null) {
+      log.warn("cluster: another instance took the egress policy of a client this one holds; its calls go there now", {
+        clientId: policed,
+        why,
+      });
+      return;
+    }
     const client = clientOfClaim(claim);
     if (client !== null) {
       log.warn("cluster: another instance took over a persistent client; this one no longer saves it", { clientId: client, why });

@@ -3,13 +3,21 @@ import { HubError, type WireError } from "../errors.js";
 import { describeBytes, type UnsendableMessageError } from "./cluster-codec.js";
 import type { CallMessage } from "./messages.js";
 
-/** Whether a target names a tab or an agent: it decides the error a caller gets when the owner is gone. */
-export type TargetKind = "tab" | "agent";
+/**
+ * Whether a call's target is a tab, an agent, or a client (a call on a client's browser context, which runs on the
+ * instance that keeps the client, if one does): it decides the error a caller gets when the owner is gone.
+ */
+export type TargetKind = "tab" | "agent" | "client";
 
 /** The error a call gets when the instance that owns its target cannot be reached. */
 export function unavailable(kind: TargetKind, target: string, why: string): HubError {
   if (kind === "agent")
     return new HubError("AGENT_UNAVAILABLE", `the agent on ${target} cannot be reached: ${why}; retry once it has reconnected`);
+  if (kind === "client")
+    return new HubError(
+      "BROWSER_UNAVAILABLE",
+      `client ${target}'s browser context is kept by another hub instance (its own egress policy or its persistent state), which cannot be reached: ${why}; retry shortly`,
+    );
   return new HubError("TARGET_NOT_FOUND", `no tab ${target} can be reached: ${why}; list tabs with tabs.list`);
 }
 

@@ -16,6 +16,15 @@ export interface ForwardedCall {
   budget: Budget;
 }
 
+/** Where a forwarded call goes: the owner of its target of that kind, or a given instance. */
+export interface ForwardOptions {
+  kind: TargetKind;
+  /** The target whose owner runs the call, when it is not `params.target` (a client's id, for kind `client`). */
+  target?: string;
+  /** The instance to send it to (a subscription's), found by no lookup. */
+  owner?: string;
+}
+
 /** One forwarded call of this instance waiting for its answer. */
 interface Pending {
   /** The instance the call went to; null until it was sent. */
@@ -65,20 +74,21 @@ export class Forwarder {
   }
 
   /**
-   * Runs a call on the instance that owns `params.target` (or on `owner`, for a subscription's unsubscribe) and
-   * returns its result; null when no other instance owns the target, so the caller runs it here.
+   * Runs a call on the instance that owns `params.target` (or `target`: a client, for a call on its browser context;
+   * or on `owner`, for a subscription's unsubscribe) and returns its result; null when no other instance owns the
+   * target, so the caller runs it here.
    */
-  forward(call: ForwardedCall, options: { kind: TargetKind; owner?: string }): Promise<object | null> {
+  forward(call: ForwardedCall, options: ForwardOptions): Promise<object | null> {
     // Traced, the forward is a child span of the call, and the instance that runs it makes its span a child of this one.
     if (isTracing())
       return traceChild(`forward ${call.method.name}`, { "rpc.method": call.method.name }, () => this.#forward(call, options));
     return this.#forward(call, options);
   }
 
-  async #forward(call: ForwardedCall, options: { kind: TargetKind; owner?: string }): Promise<object | null> {
+  async #forward(call: ForwardedCall, options: ForwardOptions): Promise<object | null> {
     const { method, params, connection, budget } = call;
     const traceparent = currentTraceparent();
-    const target = typeof params.target === "string" ? params.target : "";
+    const target = options.target ?? (typeof params.target === "string" ? params.target : "");
     const id = newCallId();
     const message: CallMessage = {
       type: "call",

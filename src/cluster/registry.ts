@@ -1,4 +1,4 @@
-import { claimOf, clientOfClaim } from "./claims.js";
+import { claimOf, clientOfClaim, egressOfClaim } from "./claims.js";
 import { UnsendableMessageError, type ClusterCodec } from "./cluster-codec.js";
 import type { TargetKind } from "./forward-errors.js";
 import { keys, type CallMessage, type ClusterMessage, type EventMessage } from "./messages.js";
@@ -61,6 +61,12 @@ export class ClusterRegistry {
     return true;
   }
 
+  /** The instance that holds a claim now, or null. */
+  async ownerOf(claim: string, timeoutMs: number): Promise<string | null> {
+    const current = await this.#link.command(["GET", keys.owner(claim)], timeoutMs);
+    return typeof current === "string" ? (current.split("|")[0] ?? null) : null;
+  }
+
   /** Releases a claim made with claimIfFree (the client is no longer persistent). */
   async release(claim: string, timeoutMs: number): Promise<void> {
     this.#epochs.delete(claim);
@@ -77,7 +83,9 @@ export class ClusterRegistry {
     const me = this.instanceId;
     const claims = [...local.owned];
     // Claims made with claimIfFree are released on their own (release), never by a refresh that does not list them.
-    const releases = [...this.#epochs.keys()].filter((target) => !local.owned.has(target) && clientOfClaim(target) === null);
+    const releases = [...this.#epochs.keys()].filter(
+      (target) => !local.owned.has(target) && clientOfClaim(target) === null && egressOfClaim(target) === null,
+    );
     const epochs = claims.map((target) => this.#epochs.get(target) ?? "0");
     const scriptKeys = [keys.instance(me), keys.targets(me), keys.instances, ...claims.map(keys.owner), ...releases.map(keys.owner)];
     const args = [
@@ -106,8 +114,9 @@ export class ClusterRegistry {
   }
 
   /**
-   * Sends a call to the owner of the target's tab or agent in one round trip; owner null when no instance holds it.
-   * Rejects with UnsendableMessageError, before anything is sent, when the call is over CLUSTER_MAX_MESSAGE_BYTES.
+   * Sends a call to the owner of the target's tab or agent (or of a client: whoever holds its egress policy, else
+   * whoever keeps it persistent) in one round trip; owner null when no instance holds it. Rejects with
+   * UnsendableMessageError, before anything is sent, when the call is over CLUSTER_MAX_MESSAGE_BYTES.
    */
   async sendToOwner(
     to: { kind: TargetKind; target: string },
@@ -115,8 +124,9 @@ export class ClusterRegistry {
     timeoutMs: number,
   ): Promise<{ owner: string | null; receivers: number }> {
     const { kind, target } = to;
-    const text = this.#codec.encode(message, `@${target}`);
-    const input = { keys: [keys.owner(claimOf(kind, target))], args: [this.instanceId, keys.inbox(""), text] };
+    const text = this.#codec.encode(message, kind === "client" ? `@@${target}` : `@${target}`);
+    const claims = kind === "client" ? [claimOf("egress", target), claimOf("client", target)] : [claimOf(kind, target)];
+    const input = { keys: claims.map(keys.owner), args: [this.instanceId, keys.inbox(""), text] };
     const reply = (await this.#link.script(SEND_TO_OWNER_SCRIPT, input, timeoutMs)) as [string, number];
     return { owner: reply[0] === "" ? null : reply[0], receivers: Number(reply[1]) };
   }

@@ -56,12 +56,16 @@ return results
 
 /**
  * Finds a target's owner and, when it is another instance, publishes the call to its channel.
- * KEYS: the owner key. ARGV: this instance's id, the channel prefix, the message.
+ * KEYS: the owner keys, the first one held deciding. ARGV: this instance's id, the channel prefix, the message.
  * Returns {owner, receivers}: owner "" when no instance holds the target; receivers 0 when the owner is this
  * instance (nothing was sent) or no longer listens (it died).
  */
 export const SEND_TO_OWNER_SCRIPT = `
-local current = redis.call('GET', KEYS[1])
+local current = false
+for i = 1, #KEYS do
+  current = redis.call('GET', KEYS[i])
+  if current then break end
+end
 if not current then return {'', 0} end
 local owner = string.sub(current, 1, string.find(current, '|', 1, true) - 1)
 if owner == ARGV[1] then return {owner, 0} end

@@ -16,6 +16,19 @@ export interface EgressServiceOptions {
   whyUnenforceable?: () => Promise<string | null>;
 }
 
+/**
+ * Where clients' own policies live in a cluster: on one instance each, which alone makes the client's browser
+ * context (behind its proxy); none on a single hub.
+ */
+export interface EgressHome {
+  /** Makes this instance the one that holds a client's own policy (clients.configure); throws a HubError when it cannot. */
+  take(clientId: string): Promise<void>;
+  /** The other instance that holds a client's own policy, or null; rejects when that cannot be known (Redis away). */
+  elsewhere(clientId: string): Promise<string | null>;
+  /** This instance no longer holds the client's own policy (the client expired here). */
+  release(clientId: string): void;
+}
+
 // Refusals kept a client, so that navigate and network.list can name the rule of a failure Chrome reports later.
 const RECENT_REFUSALS = 64;
 const MAX_OWN_POLICIES = 16;
@@ -29,11 +42,47 @@ export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefus
   #own = new Map<string, OwnEgress>();
   #proxies = new Map<string, Promise<EgressProxy>>();
   #recent = new Map<string, EgressRefusal[]>();
+  #home: EgressHome | null = null;
 
   constructor(options: EgressServiceOptions) {
     super();
     this.setMaxListeners(0);
     this.#options = options;
+  }
+
+  /** Holds clients' own policies on one instance of a cluster each (set when the hub joins one). */
+  useHome(home: EgressHome): void {
+    this.#home = home;
+  }
+
+  /**
+   * Makes this instance the one that holds a client's own policy, before the policy is taken (a cluster: refused
+   * when the client has tabs on other instances, made without it).
+   */
+  async takeHome(clientId: string): Promise<void> {
+    await this.#home?.take(clientId);
+  }
+
+  /**
+   * Refuses a client's browser context here when another instance of the cluster holds the client's own policy (its
+   * context is made only there, behind the policy's proxy), or when that cannot be known.
+   */
+  async checkHome(clientId: string): Promise<void> {
+    if (!this.#home || this.#own.has(clientId)) return;
+    let home: string | null;
+    try {
+      home = await this.#home.elsewhere(clientId);
+    } catch (error) {
+      throw new HubError(
+        "BROWSER_UNAVAILABLE",
+        `cannot learn whether another hub instance holds client ${clientId}'s egress policy (${(error as Error).message}); its browser context was not made here; retry shortly`,
+      );
+    }
+    if (home !== null)
+      throw new HubError(
+        "BROWSER_UNAVAILABLE",
+        `client ${clientId}'s egress policy is held by hub instance ${home}: its browser context is made only there; connect to that instance (calls on the client's tabs reach it through any instance)`,
+      );
   }
 
   /** Every policy a client's requests must pass: its token's and its own. */
@@ -113,6 +162,7 @@ export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefus
 
   /** The proxy URL a policed client's new context is made with (null: the client has no policy), started now. */
   async open(clientId: string): Promise<string | null> {
+    await this.checkHome(clientId);
     if (!this.isPoliced(clientId)) return null;
     const why = this.policiesOf(clientId).length > 0 ? await this.whyUnenforceable() : null;
     if (why !== null)
@@ -151,7 +201,12 @@ export class EgressService extends EventEmitter<{ blocked: [refusal: EgressRefus
 
   /** The client expired (its context idle for CLIENT_IDLE_MS): what it set itself goes with its cookies and storage. */
   forget(clientId: string): void {
-    this.#own.delete(clientId);
+    if (this.#own.delete(clientId)) this.#home?.release(clientId);
+  }
+
+  /** The clients that set a policy or an upstream proxy of their own here (a cluster claims them for this instance). */
+  ownIds(): string[] {
+    return [...this.#own.keys()];
   }
 
   /** The latest refusal of a client's request to a URL's host and port, if any. */

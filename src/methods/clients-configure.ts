@@ -4,7 +4,7 @@ import { HubError } from "../errors.js";
 import { callerClient, defineMethod, type HubCall } from "../services.js";
 
 /** `clients.configure`: makes a client persistent (its cookies, storage and tabs kept across restarts) or not, and narrows its egress. */
-export const clientsConfigure = defineMethod("clients.configure", { runs: "here", needs: "act" }, async (params, call) => {
+export const clientsConfigure = defineMethod("clients.configure", { runs: "client", needs: "act" }, async (params, call) => {
   const clientId = callerClient(call, params.clientId, "configure");
   const { persistent, egress } = call.services;
   if (params.persistent === undefined && params.policy === undefined && params.upstreamProxy === undefined) {
@@ -33,8 +33,9 @@ export const clientsConfigure = defineMethod("clients.configure", { runs: "here"
 
 /**
  * A policy is enforced by the proxy a context is made behind: a client whose context is open without one has it
- * made again when it has no tab, and is refused when it has (its pages would go on without the policy). A policy
- * the hub's Chrome cannot be held to (WebRTC around the proxy, with CDP_URL) is refused before it is taken.
+ * made again when it has no tab, and is refused when it has (its pages would go on without the policy), here or on
+ * another instance of a cluster. A policy the hub's Chrome cannot be held to (WebRTC around the proxy, with CDP_URL)
+ * is refused before it is taken.
  */
 async function readyForPolicy(call: HubCall, clientId: string, policed: boolean): Promise<void> {
   const { clients, egress, config } = call.services;
@@ -46,12 +47,15 @@ async function readyForPolicy(call: HubCall, clientId: string, policed: boolean)
   }
   const why = policed ? await call.budget.race(egress.whyUnenforceable()) : null;
   if (why !== null) throw new HubError("INTERNAL_ERROR", `this hub cannot enforce an egress policy: ${why}`);
-  if (!clients.contexts.has(clientId) || egress.hasProxy(clientId)) return;
-  if (clients.tabCount(clientId) === 0) clients.contexts.end(clientId);
-  if (clients.contexts.has(clientId)) {
-    throw new HubError(
-      "INVALID_PARAMS",
-      `client ${clientId} already has tabs (or an agent) in a browser context without an egress proxy: set the policy before its first tab, or close its tabs first`,
-    );
+  if (clients.contexts.has(clientId) && !egress.hasProxy(clientId)) {
+    if (clients.tabCount(clientId) === 0) clients.contexts.end(clientId);
+    if (clients.contexts.has(clientId)) {
+      throw new HubError(
+        "INVALID_PARAMS",
+        `client ${clientId} already has tabs (or an agent) in a browser context without an egress proxy: set the policy before its first tab, or close its tabs first`,
+      );
+    }
   }
+  // In a cluster this instance becomes the one that holds the client's policy: its context is made only here.
+  await call.budget.race(egress.takeHome(clientId));
 }

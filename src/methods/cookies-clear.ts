@@ -2,7 +2,7 @@ import { isSentTo, parseUrls, readCookies } from "../clients/client-cookies.js";
 import { callerClient, defineMethod } from "../services.js";
 
 /** `cookies.clear`: removes a client's cookies, or only those a request to one of `urls` would carry. */
-export const cookiesClear = defineMethod("cookies.clear", { runs: "here", needs: "act" }, async (params, call) => {
+export const cookiesClear = defineMethod("cookies.clear", { runs: "client", needs: "act" }, async (params, call) => {
   const clientId = callerClient(call, params.clientId, "clear cookies");
   const { clients, browser } = call.services;
   const context = clients.contexts.existing(clientId);

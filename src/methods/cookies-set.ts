@@ -3,7 +3,7 @@ import { HubError } from "../errors.js";
 import { callerClient, defineMethod } from "../services.js";
 
 /** `cookies.set`: sets cookies in a client's browser context (made for it if it has none yet), HttpOnly ones too. */
-export const cookiesSet = defineMethod("cookies.set", { runs: "here", needs: "act" }, async (params, call) => {
+export const cookiesSet = defineMethod("cookies.set", { runs: "client", needs: "act" }, async (params, call) => {
   const clientId = callerClient(call, params.clientId, "set cookies");
   params.cookies.forEach((cookie, index) => {
     if (cookie.url === undefined && cookie.domain === undefined) {

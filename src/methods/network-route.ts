@@ -5,7 +5,7 @@ import { acquireTab, callerClient, defineMethod } from "../services.js";
 import type { ValidatedParams } from "../protocol/types.js";
 
 /** `network.route`: blocks, fulfills or alters the requests to matching URLs, of one tab or of every tab of a client. */
-export const networkRoute = defineMethod("network.route", { runs: "here", needs: "script" }, async (params, call) => {
+export const networkRoute = defineMethod("network.route", { runs: "client", needs: "script" }, async (params, call) => {
   if (params.target !== undefined && params.clientId !== undefined) {
     const message = "give target (one tab) or clientId (every tab of the client), not both";
     throw new HubError("INVALID_PARAMS", message, { errors: [{ path: "/clientId", message }] });

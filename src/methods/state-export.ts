@@ -4,7 +4,7 @@ import { HubError } from "../errors.js";
 import { callerClient, defineMethod } from "../services.js";
 
 /** `state.export`: a client's cookies and its open tabs' origins' localStorage (and IndexedDB if asked), as Playwright's storage state. */
-export const stateExport = defineMethod("state.export", { runs: "here", needs: "read", reads: true }, async (params, call) => {
+export const stateExport = defineMethod("state.export", { runs: "client", needs: "read", reads: true }, async (params, call) => {
   const clientId = callerClient(call, params.clientId, "export state");
   const maxBytes = call.services.config.maxResultBytes;
   const indexedDb = params.indexedDB ? { maxBytes } : undefined;

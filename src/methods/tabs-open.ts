@@ -10,7 +10,7 @@ const CLOSE_TIMEOUT_MS = 2_000;
 const LATE_TAB_GRACE_MS = 10_000;
 
 /** `tabs.open`: a new tab for a client, in that client's browser context, loaded to `waitUntil`; a tab whose load fails is closed again. */
-export const tabsOpen = defineMethod("tabs.open", { runs: "here", needs: "act", changesListings: true }, async (params, call) => {
+export const tabsOpen = defineMethod("tabs.open", { runs: "client", needs: "act", changesListings: true }, async (params, call) => {
   const { browser, clients, pool, config } = call.services;
   checkUrlAllowed(params.url, config);
   const clientId = callerClient(call, params.clientId, "open tabs");

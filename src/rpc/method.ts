@@ -46,10 +46,11 @@ export interface CallContext<S> {
 export interface MethodTraits {
   /**
    * Where a call runs when the hub is a cluster: on the instance whose Chrome holds its target tab (`tab`), the one
-   * its target agent is connected to (`agent`), the one that holds the subscription it names (`subscription`), or
-   * the one it came in on (`here`).
+   * its target agent is connected to (`agent`), the one that holds the subscription it names (`subscription`), the
+   * one that holds its client's own egress policy when one does, else the one it came in on (`client`: it works on
+   * the client's browser context, which a policed client has only there), or the one it came in on (`here`).
    */
-  runs: "tab" | "agent" | "subscription" | "here";
+  runs: "tab" | "agent" | "subscription" | "client" | "here";
   /** It opens, closes or moves tabs: the cluster rewrites this instance's listing before it answers. */
   changesListings?: boolean;
   /**

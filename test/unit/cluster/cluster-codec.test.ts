@@ -82,6 +82,18 @@ describe("ClusterCodec: every message signed and sized when sent, verified and c
     expect(two.drops).to.deep.equal(["malformed", "malformed"]);
   });
 
+  it("carries a call for a client's keeper (@@clientId) only when the call names that client, by clientId or its target", () => {
+    const opening: ClusterMessage = { ...CALL, method: "tabs.open", params: { clientId: "team", url: "about:blank" } };
+    expect(two.codec.decode(one.codec.encode(opening, "@@team"), keys.inbox("two"))).to.deep.equal(opening);
+    expect(two.codec.decode(one.codec.encode(CALL, "@@team"), keys.inbox("two"))).to.deep.equal(CALL);
+    expect(two.codec.decode(one.codec.encode(opening, "@@other"), keys.inbox("two"))).to.equal(null);
+    expect(two.codec.decode(one.codec.encode(CALL, "@@tea"), keys.inbox("two"))).to.equal(null);
+    const both: ClusterMessage = { ...CALL, params: { clientId: "other", target: "team:T1" } };
+    expect(two.codec.decode(one.codec.encode(both, "@@team"), keys.inbox("two"))).to.equal(null);
+    expect(two.codec.decode(one.codec.encode(ANSWER, "@@team"), keys.inbox("two"))).to.equal(null);
+    expect(two.drops).to.deep.equal(["malformed", "malformed", "malformed", "malformed"]);
+  });
+
   it("refuses to send a message over CLUSTER_MAX_MESSAGE_BYTES, counted, and says how big it was", () => {
     // Counted in bytes, not characters: "é" is two.
     const big: ClusterMessage = { ...ANSWER, response: "é".repeat(MAX_BYTES / 2 + 1) };
