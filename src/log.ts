@@ -110,6 +110,8 @@ export interface AuditedCall {
   target?: string;
   clientId?: string;
   codeSha256?: string;
+  /** The trace id of the caller's W3C traceparent (the call's param, else its connection's header), when it gave one. */
+  traceId?: string;
 }
 
 /** One line of logs/audit.log before it is chained: an event with its fields, or a call, and when. */
@@ -140,10 +142,10 @@ function eventJson(event: string, fields: Record<string, unknown>): string {
 
 // A call's line is made by hand from its known fields, as api.log's are: one is written for most calls a hub runs.
 function callJson(call: AuditedCall): string {
-  const { method, outcome, who, peer, target, clientId, codeSha256 } = call;
+  const { method, outcome, who, peer, target, clientId, codeSha256, traceId } = call;
   const text = (name: string, value: string | undefined): string =>
     value === undefined ? "" : `,"${name}":${JSON.stringify(redact(value))}`;
-  return `{"timestamp":"${auditIso}","level":"info","message":"call","method":${JSON.stringify(method)},"outcome":${JSON.stringify(outcome)},"who":${JSON.stringify(who)},"peer":${JSON.stringify(peer)}${text("target", target)}${text("clientId", clientId)}${codeSha256 === undefined ? "" : `,"codeSha256":"${codeSha256}"`}}`;
+  return `{"timestamp":"${auditIso}","level":"info","message":"call","method":${JSON.stringify(method)},"outcome":${JSON.stringify(outcome)},"who":${JSON.stringify(who)},"peer":${JSON.stringify(peer)}${text("target", target)}${text("clientId", clientId)}${codeSha256 === undefined ? "" : `,"codeSha256":"${codeSha256}"`}${traceId === undefined ? "" : `,"traceId":"${traceId}"`}}`;
 }
 
 /** Writes one call to logs/audit.log (the router, for every call of a method that may change something). */

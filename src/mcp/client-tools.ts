@@ -6,6 +6,7 @@ import { InflightTable } from "../rpc/inflight.js";
 import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
+import { isTraceparent } from "../tracing.js";
 import { SessionTabs } from "./session-tabs.js";
 import { sizedForModels, toolError, toolResult } from "./tool-results.js";
 import type { HubTool } from "./tools.js";
@@ -85,7 +86,12 @@ export class ClientTools {
         annotations,
       })),
     }));
-    server.setRequestHandler("tools/call", (request, context) => this.#call(this.#callable(caps), request.params, context.mcpReq.signal));
+    server.setRequestHandler("tools/call", (request, context) =>
+      this.#call(this.#callable(caps), request.params, {
+        signal: context.mcpReq.signal,
+        traceparent: callerTraceOf(request.params, context),
+      }),
+    );
     return server;
   }
 
@@ -126,7 +132,7 @@ export class ClientTools {
   async #call(
     callable: readonly HubTool[],
     { name, arguments: args = {} }: { name: string; arguments?: Record<string, unknown> },
-    signal: AbortSignal,
+    { signal, traceparent }: { signal: AbortSignal; traceparent: string | undefined },
   ): Promise<CallToolResult> {
     this.lastUsedAt = Date.now();
     const tool = callable.find((each) => each.name === name);
@@ -138,7 +144,7 @@ export class ClientTools {
     let done: (() => void) | undefined;
     try {
       done = this.#parts.startCall();
-      const connection = this.#connection(inflight, this.#closed.signal);
+      const connection = { ...this.#connection(inflight, this.#closed.signal), ...(traceparent === undefined ? {} : { traceparent }) };
       const result = await this.#parts.router.invoke(tool.method, sizedForModels(tool.method, args), connection);
       if (tool.method === "tabs.open") this.#opened(result);
       return toolResult(tool.method, result);
@@ -183,4 +189,15 @@ export class ClientTools {
     const who = `mcp ${this.#grantKey}`;
     return { id, scope: this.#scope, capabilities: this.#capabilities, peer: this.#peer, who, inflight, closed, notify: () => false };
   }
+}
+
+/**
+ * The caller's W3C trace context of a tool call: MCP's `params._meta.traceparent`, else the HTTP request's
+ * `traceparent` header; one that is not a valid traceparent is ignored, as W3C asks.
+ */
+function callerTraceOf(params: { _meta?: Record<string, unknown> }, context: { http?: { req?: Request } }): string | undefined {
+  const fromMeta = params._meta?.traceparent;
+  if (isTraceparent(fromMeta)) return fromMeta;
+  const fromHeader = context.http?.req?.headers.get("traceparent") ?? undefined;
+  return isTraceparent(fromHeader) ? fromHeader : undefined;
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { auditCall, type AuditedCall } from "../log.js";
+import { isTraceparent } from "../tracing.js";
 import type { ConnectionState } from "./method.js";
 
 // Params that carry code the page runs: audit.log keeps their hash, never the code.
@@ -9,8 +10,9 @@ const MAX_TEXT = 300;
 
 /**
  * Writes a call that may change something (a method without the `reads` trait) to audit.log: who made it (the
- * token's id, or the agent), on which client and target, what it was, and how it ended. Never params beyond these:
- * code is written as its SHA-256, values typed into pages not at all.
+ * token's id, or the agent), on which client and target, what it was, how it ended, and in which of the caller's
+ * traces (its traceparent's trace id). Never params beyond these: code is written as its SHA-256, values typed into
+ * pages not at all.
  */
 export function auditCallOf(
   call: { method: string; params: Record<string, unknown> | undefined; outcome: string },
@@ -26,5 +28,8 @@ export function auditCallOf(
     const code = params?.[name];
     if (typeof code === "string") line.codeSha256 = createHash("sha256").update(code).digest("hex");
   }
+  // The call's own traceparent, else its connection's; one the router refused is not the caller's trace.
+  const traceparent = params !== undefined && "traceparent" in params ? params.traceparent : connection.traceparent;
+  if (isTraceparent(traceparent)) line.traceId = traceparent.slice(3, 35);
   auditCall(line);
 }

@@ -1,5 +1,9 @@
 import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
+import path from "node:path";
 import { expect } from "chai";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import WebSocket from "ws";
 import { TestAgent } from "../fixtures/wire-agent.js";
 import { EVENT_BUDGET_MS } from "../support/budgets.js";
@@ -129,6 +133,57 @@ describe("OpenTelemetry traces: a span per call, children for its CDP commands, 
     const opened = (await response.json()) as { compositeClientId: string };
     expect((await spanOf(receiver, httpTrace, "tabs.open")).parentSpanId).to.equal(httpSpan);
     await alpha.call("tabs.close", { target: opened.compositeClientId });
+  });
+
+  it("an MCP tool call's _meta.traceparent, else its HTTP request's traceparent header, parents the call's span", async () => {
+    const [headerTrace, headerSpan] = [hex(16), hex(8)];
+    const client = new Client({ name: "tabwire-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${hub.url.replace(/^ws/, "http")}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${ALPHA}`, traceparent: traceparentOf(headerTrace, headerSpan) } },
+    });
+    await client.connect(transport);
+    try {
+      const [metaTrace, metaSpan] = [hex(16), hex(8)];
+      const fromMeta = await client.callTool({
+        name: "tabs_list",
+        arguments: {},
+        _meta: { traceparent: traceparentOf(metaTrace, metaSpan) },
+      });
+      expect(fromMeta.isError, JSON.stringify(fromMeta)).to.not.equal(true);
+      expect((await spanOf(receiver, metaTrace, "tabs.list")).parentSpanId).to.equal(metaSpan);
+      const fromHeader = await client.callTool({ name: "tabs_list", arguments: {} });
+      expect(fromHeader.isError, JSON.stringify(fromHeader)).to.not.equal(true);
+      expect((await spanOf(receiver, headerTrace, "tabs.list")).parentSpanId).to.equal(headerSpan);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("audit.log's line of a call names the caller's trace id: the call's traceparent param, else its connection's header", async () => {
+    const paramTrace = hex(16);
+    await alpha.call("evaluate", { target, expression: "1", traceparent: traceparentOf(paramTrace, hex(8)) });
+    const headerTrace = hex(16);
+    const headers = { authorization: `Bearer ${ALPHA}`, traceparent: traceparentOf(headerTrace, hex(8)) };
+    const ws = new WebSocket(`${hub.url}/rpc`, { headers });
+    await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+    const answered = new Promise((resolve) => ws.once("message", resolve));
+    ws.send(JSON.stringify({ jsonrpc: "2.0", id: 1, method: "evaluate", params: { target, expression: "2" } }));
+    await answered;
+    ws.close();
+    const auditLines = async (): Promise<Record<string, unknown>[]> =>
+      (await readFile(path.join(hub.logDir, "audit.log"), "utf8").catch(() => ""))
+        .split("\n")
+        .filter((line) => line !== "")
+        .map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lineOf = async (traceId: string): Promise<Record<string, unknown> | undefined> =>
+      (await auditLines()).find((line) => line.traceId === traceId);
+    await eventually(
+      async () => (await lineOf(paramTrace)) !== undefined && (await lineOf(headerTrace)) !== undefined,
+      EVENT_BUDGET_MS,
+      "the audit lines",
+    );
+    expect(await lineOf(paramTrace)).to.include({ method: "evaluate", target, outcome: "ok" });
+    expect(await lineOf(headerTrace)).to.include({ method: "evaluate", target, outcome: "ok" });
   });
 });
 
