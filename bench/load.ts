@@ -33,15 +33,17 @@ export interface HubProcessOptions {
   env?: Record<string, string>;
   inspect?: boolean;
   nodeArgs?: readonly string[];
+  /** The built checkout the hub runs from (default this one): another commit's build, for a before/after figure. */
+  root?: string;
 }
 
 /** Starts a hub child on a loopback port 0 with no tokens (loopback peers only). */
 export async function startHubProcess(options: HubProcessOptions = {}): Promise<HubProcess> {
-  const { env = {}, inspect = false, nodeArgs = [] } = options;
+  const { env = {}, inspect = false, nodeArgs = [], root = ROOT } = options;
   // A DATA_DIR of its own: two hubs must not share one (the clients' record, persistent clients, downloads).
   const dataDir = env.DATA_DIR === undefined ? await mkdtemp(path.join(os.tmpdir(), "tabwire-bench-data-")) : null;
   const child = spawn(process.execPath, [...nodeArgs, ...(inspect ? ["--inspect=127.0.0.1:0"] : []), "dist/src/cli.js", "serve"], {
-    cwd: ROOT,
+    cwd: root,
     // Empty values win over a developer's .env: dotenv never overrides a variable that is set.
     env: {
       ...process.env,

@@ -15,6 +15,8 @@ const BLOCK_CALLS = 200;
  * What OpenTelemetry tracing costs a call: two hubs of the same build on the same Chrome, one exporting every span
  * (OTLP/HTTP, protobuf, to a local sink that only reads the requests), one with no endpoint (tracing off); the same
  * client calls evaluate("1+1") on each in alternated blocks. The CPU of each hub's process per call, and their ratio.
+ * With BENCH_BEFORE_ROOT (a built checkout of the commit before tracing came in), a third hub runs from there, and the
+ * figure of tracing off against that build tells what tracing costs a hub that does not use it.
  */
 export async function tracesFigures(cdpUrl: string, rounds: number): Promise<Figure[]> {
   const sink = http.createServer((request, response) => {
@@ -30,8 +32,11 @@ export async function tracesFigures(cdpUrl: string, rounds: number): Promise<Fig
     hubs.push(off);
     const on = await startHubProcess({ env: { CDP_URL: cdpUrl, OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_SCHEDULE_DELAY: "200" } });
     hubs.push(on);
+    const beforeRoot = process.env.BENCH_BEFORE_ROOT;
+    const before = beforeRoot ? await startHubProcess({ env: { CDP_URL: cdpUrl }, root: beforeRoot }) : null;
+    if (before) hubs.push(before);
     const sides = await Promise.all(
-      [off, on].map(async (hub) => {
+      [off, on, ...(before ? [before] : [])].map(async (hub) => {
         const caller = await WsCaller.open(`${hub.url}/rpc`);
         callers.push(caller);
         const call = (method: string, params: object): Promise<Record<string, unknown>> =>
@@ -42,11 +47,12 @@ export async function tracesFigures(cdpUrl: string, rounds: number): Promise<Fig
         return { pid: hub.pid, evaluate };
       }),
     );
-    const cpu = { off: [] as number[], on: [] as number[] };
+    const cpu = { off: [] as number[], on: [] as number[], before: [] as number[] };
     for (let round = 0; round < rounds * 5; round++) {
       for (const [name, side] of [
         ["off", sides[0]],
         ["on", sides[1]],
+        ["before", sides[2]],
       ] as const) {
         if (!side) continue;
         const nanos = await cpuDuring(side.pid, () => timeSequential(BLOCK_CALLS, side.evaluate));
@@ -55,6 +61,7 @@ export async function tracesFigures(cdpUrl: string, rounds: number): Promise<Fig
     }
     const ratios = cpu.on.map((value, i) => value / (cpu.off[i] ?? value));
     return [
+      ...(before ? [againstBefore(cpu, rounds)] : []),
       {
         name: `CPU per evaluate("1+1"): the hub exporting a span per call and per CDP command (OTLP/HTTP protobuf) / the same hub with tracing off (${rounds * 5} alternated blocks of ${BLOCK_CALLS})`,
         label: "CPU per evaluate, tracing on vs off",
@@ -70,4 +77,18 @@ export async function tracesFigures(cdpUrl: string, rounds: number): Promise<Fig
     await Promise.all(hubs.map((hub) => hub.stop()));
     await new Promise<void>((resolve) => sink.close(() => resolve()));
   }
+}
+
+// Tracing off in this build against the build before tracing came in: what a hub that does not trace pays for it.
+function againstBefore(cpu: { off: number[]; before: number[] }, rounds: number): Figure {
+  const ratios = cpu.before.map((value, i) => (cpu.off[i] ?? value) / value);
+  return {
+    name: `CPU per evaluate("1+1"): this build with tracing off / the build before tracing came in (BENCH_BEFORE_ROOT), ${rounds * 5} alternated blocks of ${BLOCK_CALLS}`,
+    label: "CPU per evaluate, tracing off vs before tracing",
+    unit: "µs",
+    goal: "<= 1.02",
+    hub: median(cpu.off),
+    alternative: median(cpu.before),
+    ratio: median(ratios),
+  };
 }
