@@ -2,14 +2,12 @@ import { readFileSync, statSync } from "node:fs";
 import { CAPABILITIES, isCapability, type Capability } from "./capabilities.js";
 import { ConfigError } from "./config-error.js";
 import type { TokenGrant } from "./config-values.js";
-import type { ClientPolicy, EgressRules } from "./egress-rules.js";
+import { normalisePattern, type ClientPolicy, type EgressRules } from "./egress-rules.js";
 import { ID_PATTERN } from "./target-id.js";
 
 const SETTING = "ACCESS_FILE";
 const TOKEN_MIN_LENGTH = 8;
 const SCHEMES = ["http", "https", "ws", "wss"];
-// A host name (letters, digits, '-', dot-separated labels), or `*.` and one.
-const HOST_PATTERN = /^(\*\.)?(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i;
 const TOKEN_KEYS = new Set(["token", "clients", "capabilities", "policy"]);
 const POLICY_KEYS = new Set(["egress", "upstreamProxy"]);
 const EGRESS_KEYS = new Set(["allow", "block", "ports", "schemes", "blockPrivateNetworks"]);
@@ -134,10 +132,12 @@ function listOf<T>(value: unknown, where: string, item: (value: unknown, where: 
   return Object.freeze(value.map((each, index) => item(each, `${where}[${index}]`)));
 }
 
+// Read as clients.configure reads a policy's hosts, so the two doors take the same ones (IPv6 addresses too).
 function hostPattern(value: unknown, where: string): string {
-  if (typeof value !== "string" || !HOST_PATTERN.test(value))
-    throw new Problem(where, `${JSON.stringify(value)} is not a host name or *.name (e.g. shop.example, *.shop.example)`);
-  return value.toLowerCase();
+  const host = typeof value === "string" ? normalisePattern(value) : null;
+  if (host === null)
+    throw new Problem(where, `${JSON.stringify(value)} is not a host name, an IP address or *.name (e.g. shop.example, *.shop.example)`);
+  return host;
 }
 
 function port(value: unknown, where: string): number {

@@ -1,7 +1,8 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { ClientPolicy } from "../egress-rules.js";
-import { allowsExactly, normaliseHost, refusalOf, type EgressRequest } from "./host-rules.js";
+import { normaliseHost } from "../egress-rules.js";
+import { allowsExactly, refusalOf, type EgressRequest } from "./host-rules.js";
 import { isPrivateAddress } from "./private-address.js";
 
 /** A policy with the name its refusals carry: `client` (clients.configure) or `token` (the caller's token, ACCESS_FILE). */

@@ -4,7 +4,7 @@ import { HubError, isHubError } from "../errors.js";
 import { log } from "../log.js";
 import type { NamedPolicy } from "./egress-decision.js";
 import { EGRESS_PROXY_USER, EgressProxy, type EgressRefusal } from "./egress-proxy.js";
-import { normaliseHost } from "./host-rules.js";
+import { normaliseHost } from "../egress-rules.js";
 import { checkedPolicy, checkedUpstream } from "./policy-check.js";
 
 /** How the egress service is set up: the test names of EGRESS_HOSTS and where the token policies come from. */

@@ -1,6 +1,6 @@
 import type { ClientPolicy } from "../egress-rules.js";
 import { HubError } from "../errors.js";
-import { normalisePattern } from "./host-rules.js";
+import { normalisePattern } from "../egress-rules.js";
 
 /**
  * Checks what the schema cannot: every host of a policy is a name, an address or `*.name`; INVALID_PARAMS names the

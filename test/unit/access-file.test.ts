@@ -68,6 +68,20 @@ describe("config: ACCESS_FILE", () => {
     expect(tokenPolicyOf(config, "b")).to.have.length(2);
   });
 
+  it("reads a policy's hosts as clients.configure does: IP addresses (v6 too), names normalised as Chrome sends them", () => {
+    const config = configWith({
+      tokens: [{ token: "token-number-one", clients: ["a"], policy: "hosts" }],
+      policies: { hosts: { egress: { allow: ["Shop.Example.", "*.Bücher.example", "10.1.2.3", "[::1]", "fd00::7"] } } },
+    });
+    const allow = ["shop.example", "*.xn--bcher-kva.example", "10.1.2.3", "::1", "fd00::7"];
+    expect(tokenPolicyOf(config, "a")).to.deep.equal([{ egress: { allow } }]);
+    const wildcardAddress = refusal({
+      tokens: [{ token: "token-number-one", clients: ["a"], policy: "p" }],
+      policies: { p: { egress: { block: ["*.10.0.0.1"] } } },
+    });
+    expect(wildcardAddress).to.contain('policies["p"].egress.block[0]: "*.10.0.0.1" is not a host name, an IP address or *.name');
+  });
+
   it("refuses a file that is not JSON, naming the file", () => {
     expect(refusal('{"tokens": [')).to.match(/^ACCESS_FILE: .*access\.json is not valid JSON/);
   });

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { decideEgress } from "../../../src/egress/egress-decision.js";
-import { hostMatches, normaliseHost, normalisePattern, refusalOf } from "../../../src/egress/host-rules.js";
+import { normaliseHost, normalisePattern } from "../../../src/egress-rules.js";
+import { hostMatches, refusalOf } from "../../../src/egress/host-rules.js";
 import { isPrivateAddress } from "../../../src/egress/private-address.js";
 
 const request = (host: string, port = 443, scheme = "https") => ({ host, port, scheme });
