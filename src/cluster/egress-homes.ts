@@ -16,6 +16,7 @@ export class EgressHomes implements EgressHome {
   #timeoutMs: () => number;
   // The clients whose claim this instance took, until it releases it.
   #taken = new Set<string>();
+  #contested = new Set<string>();
 
   constructor(registry: ClusterRegistry, timeoutMs: () => number) {
     this.#registry = registry;
@@ -58,14 +59,24 @@ export class EgressHomes implements EgressHome {
    * has without the claim (put back with a persistent client, or set by a /cdp connection) is claimed first.
    */
   refresh(owned: Set<string>, clientIds: readonly string[]): void {
+    for (const clientId of this.#contested) if (!clientIds.includes(clientId)) this.#contested.delete(clientId);
     for (const clientId of clientIds) {
       const claim = claimOf("egress", clientId);
       if (this.#registry.epochOf(claim) !== undefined) owned.add(claim);
       else
         void this.#claim(clientId).then(
-          (taken) => taken || log.warn("cluster: another instance holds the egress policy of a client this one has one for", { clientId }),
+          (taken) => this.#noteContest(clientId, taken),
           () => undefined,
         );
+    }
+  }
+
+  // Said once per client, not at every refresh: another instance holds the policy of a client this one has one for.
+  #noteContest(clientId: string, taken: boolean): void {
+    if (taken) this.#contested.delete(clientId);
+    else if (!this.#contested.has(clientId)) {
+      this.#contested.add(clientId);
+      log.warn("cluster: another instance holds the egress policy of a client this one has one for", { clientId });
     }
   }
 
