@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { createClient } from "redis";
 import { TabwireClient } from "../../src/client/index.js";
 import { EVENT_BUDGET_MS } from "../support/budgets.js";
-import { startClusterHubs, stopHub, type ClusterHub } from "../support/cluster-hub.js";
+import { startClusterHubs, stopHub, type ClusterHub, ClusterClients } from "../support/cluster-hub.js";
 import { startCountingServer, type CountingServer } from "../support/egress-fixture.js";
 import { RawCdp } from "../support/raw-cdp.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
@@ -31,14 +31,9 @@ describe("a client's own egress policy in a cluster of two on Redis (real hubs, 
   let allowed: CountingServer;
   let other: CountingServer;
   let hubs: ClusterHub[] = [];
-  const open: { close(): Promise<void> }[] = [];
-
-  const hub = (id: string): ClusterHub => hubs.find((each) => each.id === id) as ClusterHub;
-  const client = async (id: string, token: string): Promise<TabwireClient> => {
-    const connected = await TabwireClient.connect({ url: hub(id).url, token, reconnect: false });
-    open.push(connected);
-    return connected;
-  };
+  const clients = new ClusterClients(() => hubs);
+  const hub = (id: string): ClusterHub => clients.hub(id);
+  const client = (id: string, token: string): Promise<TabwireClient> => clients.connect(id, token);
   const holder = async (claim: string): Promise<string | null> => {
     const owner = await reader?.get(`tabwire:owner:${claim}`);
     return owner ? (owner.split("|")[0] ?? null) : null;
@@ -61,7 +56,7 @@ describe("a client's own egress policy in a cluster of two on Redis (real hubs, 
     });
   });
   after(async () => {
-    await Promise.all(open.splice(0).map((each) => each.close().catch(() => undefined)));
+    await clients.closeAll();
     await Promise.all(hubs.map(stopHub));
     await reader?.quit().catch(() => undefined);
     await Promise.all([redis?.stop(), allowed?.close(), other?.close()]);

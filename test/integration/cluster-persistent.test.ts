@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { createClient } from "redis";
 import { TabwireClient } from "../../src/client/index.js";
 import { EVENT_BUDGET_MS } from "../support/budgets.js";
-import { AGENT_KEY, httpUrl, killHub, startClusterHubs, stopHub, type ClusterHub } from "../support/cluster-hub.js";
+import { AGENT_KEY, httpUrl, killHub, startClusterHubs, stopHub, type ClusterHub, ClusterClients } from "../support/cluster-hub.js";
 import { eventually } from "../support/eventually.js";
 import { startFixtureServer, type FixtureServer } from "../support/fixture-server.js";
 import { startRedisServer, type RedisServer } from "../support/redis-server.js";
@@ -28,14 +28,9 @@ describe("persistent clients in a cluster of three on Redis: the instance that k
   let fixtures: FixtureServer | undefined;
   let reader: ReturnType<typeof createClient> | undefined;
   let hubs: ClusterHub[] = [];
-  const open: { close(): Promise<void> }[] = [];
-
-  const hub = (id: string): ClusterHub => hubs.find((each) => each.id === id) as ClusterHub;
-  const client = async (id: string, token: string): Promise<TabwireClient> => {
-    const connected = await TabwireClient.connect({ url: hub(id).url, token, reconnect: false });
-    open.push(connected);
-    return connected;
-  };
+  const clients = new ClusterClients(() => hubs);
+  const hub = (id: string): ClusterHub => clients.hub(id);
+  const client = (id: string, token: string): Promise<TabwireClient> => clients.connect(id, token);
   const sorted = (tabs: { target: string; url: string }[], key: "target" | "url"): string[] => tabs.map((tab) => tab[key]).sort();
   const holder = async (clientId: string): Promise<string | null> => {
     const owner = await reader?.get(`tabwire:owner:client:${clientId}`);
@@ -56,7 +51,7 @@ describe("persistent clients in a cluster of three on Redis: the instance that k
     });
   });
   after(async () => {
-    await Promise.all(open.splice(0).map((each) => each.close().catch(() => undefined)));
+    await clients.closeAll();
     await Promise.all(hubs.map(stopHub));
     await reader?.quit().catch(() => undefined);
     await Promise.all([redis?.stop(), fixtures?.close()]);
@@ -120,7 +115,7 @@ describe("persistent clients in a cluster of three on Redis: the instance that k
     expect((await failure(otherTwo.call("cookies.get", { clientId: "keeper" }))).code).to.equal(-32007);
     expect((await failure(otherTwo.call("clients.configure", { clientId: "keeper", persistent: false }))).code).to.equal(-32007);
     const wrongKey = await TestAgent.connect({ url: `${hub("keep-two").url}/agent?token=${OTHER_KEY}`, clientId: login.target });
-    open.push(wrongKey);
+    clients.track(wrongKey);
     expect((await wrongKey.registration()).status).to.equal("rejected");
     const stranger = await fetch(`${httpUrl(hub("keep-two"))}/clients/keeper/tabs`);
     expect(stranger.status).to.equal(401);

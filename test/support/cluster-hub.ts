@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { hubListening } from "../../bench/hub-listening.js";
+import { TabwireClient } from "../../src/client/index.js";
 import { samplesOf } from "./metrics-text.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -117,4 +118,39 @@ export async function droppedMessages(hub: ClusterHub, token: string): Promise<R
   for (const sample of samplesOf(await response.text(), "tabwire_cluster_messages_dropped_total"))
     counts[sample.labels.reason ?? ""] = sample.value;
   return counts;
+}
+
+/** A test's instances by id and the typed clients it connects to them, closed together after the test. */
+export class ClusterClients {
+  #hubs: () => readonly ClusterHub[];
+  #open: { close(): Promise<void> }[] = [];
+
+  constructor(hubs: () => readonly ClusterHub[]) {
+    this.#hubs = hubs;
+  }
+
+  /** The instance named `id`. */
+  hub(id: string): ClusterHub {
+    const found = this.#hubs().find((each) => each.id === id);
+    if (!found) throw new Error(`no instance ${id} in this test's cluster`);
+    return found;
+  }
+
+  /** A client connected to instance `id` with `token`, not reconnecting. */
+  async connect(id: string, token: string): Promise<TabwireClient> {
+    const connected = await TabwireClient.connect({ url: this.hub(id).url, token, reconnect: false });
+    this.#open.push(connected);
+    return connected;
+  }
+
+  /** Closes `closable` (an agent, a socket) with the clients after the test. */
+  track<T extends { close(): Promise<void> }>(closable: T): T {
+    this.#open.push(closable);
+    return closable;
+  }
+
+  /** Closes every client it connected and everything it tracks. */
+  async closeAll(): Promise<void> {
+    await Promise.all(this.#open.splice(0).map((each) => each.close().catch(() => undefined)));
+  }
 }
