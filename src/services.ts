@@ -105,12 +105,16 @@ export function connectedAgent(call: HubCall, target: string): AgentRecord {
  * DEFAULT_CLIENT_ID; FORBIDDEN when the caller's token does not reach it. `doing` names the act for the message.
  */
 export function callerClient(call: HubCall, requested: string | undefined, doing: string): string {
-  const { scope } = call.connection;
-  const clientId = requested ?? (scope ? [...scope][0] : undefined) ?? call.services.config.defaultClientId;
+  const clientId = requested ?? defaultClientOf(call.connection, call.services.config.defaultClientId);
   if (!call.services.clients.canSee(call.connection, clientId)) {
     throw new HubError("FORBIDDEN", `this token may not ${doing} for client ${clientId}; use one of its own clients`);
   }
   return clientId;
+}
+
+/** The client a call acts for when it names none: the first of its token's clients, else DEFAULT_CLIENT_ID. */
+export function defaultClientOf(connection: { scope: ReadonlySet<string> | null }, defaultClientId: string): string {
+  return (connection.scope ? [...connection.scope][0] : undefined) ?? defaultClientId;
 }
 
 /** Runs an action (`act`'s element lookups and input) on the target's tab and answers what it did and set off. */

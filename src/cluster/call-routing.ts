@@ -1,7 +1,7 @@
 import { parseTarget } from "../target-id.js";
 import type { Topic } from "../events/event-topics.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "../rpc/method.js";
-import type { HubServices } from "../services.js";
+import { defaultClientOf, type HubServices } from "../services.js";
 import type { Forwarder, TargetKind } from "./forwarder.js";
 
 type Method = MethodDefinition<HubServices>;
@@ -91,7 +91,7 @@ export class CallRouting {
     } catch {
       return null;
     }
-    const chosen = named ?? (connection.scope ? [...connection.scope][0] : undefined) ?? config.defaultClientId;
+    const chosen = named ?? defaultClientOf(connection, config.defaultClientId);
     return clients.canSee(connection, chosen) ? chosen : null;
   }
 
