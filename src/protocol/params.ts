@@ -154,7 +154,7 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     maxChars?: number;
     /** A `nextCursor`: the next page of the same snapshot (no new snapshot is taken; its refs stay). Other params but maxChars are ignored. */
     cursor?: string;
-    /** The snapshotId of one of the tab's last 8 snapshots: answer only what changed since, as lines `+ ` (new), `~ ` (role, name or value changed), `- ` (gone); `root` is the root node alone. */
+    /** The snapshotId of one of the tab's last 8 snapshots: answer only what changed since, as lines `+ ` (new), `~ ` (role, name or value changed), `- ` (gone); `root` is the root node alone. Like is compared with like: the page is read again as that snapshot was read (its `source`, `interestingOnly`, `interactiveOnly`, `maxDepth`, `root` and `compact`; this call's own are not used), and the new snapshot is kept with them. */
     diff?: string;
     /** Give each node of `root` its layout box in the viewport (`box`: {x, y, width, height}, CSS pixels), from one DOMSnapshot of the page. */
     boxes?: boolean;

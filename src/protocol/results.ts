@@ -114,7 +114,7 @@ export interface MethodResults {
     snapshotId: string;
     /** The tab's URL when the snapshot was taken. */
     url: string;
-    /** The tab's title when the snapshot was taken. */
+    /** The title of the document the snapshot read (its root line's name), so the two always agree; Chrome's own record of the tab, which says the URL for a moment after a navigation, only where the document has no title or the snapshot has a `root`. */
     title: string;
     /** The tree as indented lines, `- button "Submit" [ref=e12]`, two spaces per level; with maxChars one page of them (the pages concatenated are the whole text); with diff the changed lines. */
     text: string;

@@ -2,6 +2,16 @@ import { HubError } from "../errors.js";
 import type { SnapshotNode } from "../protocol/types.js";
 import type { AxLine } from "./ax-tree.js";
 
+/** What decides which lines a snapshot has: a diff reads the page again the way the snapshot it compares with was read. */
+export interface SnapshotShape {
+  source: "chrome" | "dom";
+  interestingOnly: boolean;
+  interactiveOnly: boolean;
+  maxDepth?: number;
+  root?: string;
+  compact: boolean;
+}
+
 /** What a snapshot leaves behind: its lines, for a later snapshot's diff; the text it answered, for the pages a cursor reads. */
 export interface KeptSnapshot {
   snapshotId: string;
@@ -11,6 +21,8 @@ export interface KeptSnapshot {
   title: string;
   /** The root node alone, without its children, as paged answers carry it. */
   rootNode: SnapshotNode;
+  /** How it was read, so that a diff against it compares like with like. */
+  shape: SnapshotShape;
 }
 
 /**

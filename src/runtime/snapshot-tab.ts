@@ -3,6 +3,7 @@ import type { Budget } from "../budget.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { HubError, isHubError } from "../errors.js";
 import type { Result, SnapshotNode } from "../protocol/types.js";
+import type { SnapshotShape } from "./kept-snapshots.js";
 import { addressKey, buildAxTree, type NodeAddress, type SnapshotAxNode } from "./ax-tree.js";
 import { domAxNodes } from "./dom-ax-nodes.js";
 import { refRegistryOf, type RefRegistry } from "./ref-registry.js";
@@ -36,12 +37,15 @@ export type Snapshot = Result<"snapshot">;
  * keeps its ref from one snapshot to the next, whoever takes them); answers its text whole, paged (`maxChars`, then
  * `cursor`), or as what changed since an earlier snapshot of the tab (`diff`).
  */
-export async function snapshotTab(tab: TabSession, options: SnapshotOptions, budget: Budget): Promise<Snapshot> {
+export async function snapshotTab(tab: TabSession, asked: SnapshotOptions, budget: Budget): Promise<Snapshot> {
   const registry = refRegistryOf(tab);
-  if (options.cursor !== undefined) return nextPage(registry, options.cursor, options.maxChars);
+  if (asked.cursor !== undefined) return nextPage(registry, asked.cursor, asked.maxChars);
+  const base = asked.diff === undefined ? null : registry.snapshots.get(asked.diff, "diff");
+  // A diff compares like with like: the page is read again the way the snapshot it compares with was read.
+  const options: SnapshotOptions = base ? { ...withoutShape(asked), ...base.shape } : asked;
   // A root that names nothing fails before the page is read.
   if (options.root !== undefined) registry.node(options.root);
-  const before = options.diff === undefined ? null : registry.snapshots.get(options.diff, "diff").lines;
+  const before = base?.lines ?? null;
   let hasNavigated = false;
   const stopWatching = tab.onNavigated(() => {
     hasNavigated = true;
@@ -62,10 +66,11 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
     const lines = options.compact ? compactLines(tree.root, tree.refs) : tree.lines;
     const wholeText = options.compact ? lines.map((line) => line.text).join("\n") : tree.text;
     const text = before ? diffLines(before, lines) : wholeText;
-    const { url, title } = targetInfo;
+    const { url } = targetInfo;
+    const title = documentTitle(tree.root, options) ?? targetInfo.title;
     // Paged and diff answers carry the root node alone: the tree as JSON is larger than its text.
     const { children: _children, box: _box, ...rootNode } = tree.root;
-    registry.snapshots.add({ snapshotId, lines, text, url, title, rootNode });
+    registry.snapshots.add({ snapshotId, lines, text, url, title, rootNode, shape: shapeOf(options) });
     const whole = options.maxChars === undefined && !before;
     const truncated = tree.truncated || readTruncated === true ? { truncated: true as const } : {};
     const answer: Snapshot = { snapshotId, url, title, text, root: whole ? tree.root : rootNode, ...truncated };
@@ -73,6 +78,32 @@ export async function snapshotTab(tab: TabSession, options: SnapshotOptions, bud
   } finally {
     stopWatching();
   }
+}
+
+function shapeOf(options: SnapshotOptions): SnapshotShape {
+  const { source, interestingOnly, interactiveOnly, maxDepth, root, compact } = options;
+  return {
+    source,
+    interestingOnly,
+    interactiveOnly,
+    compact,
+    ...(maxDepth === undefined ? {} : { maxDepth }),
+    ...(root === undefined ? {} : { root }),
+  };
+}
+
+function withoutShape(options: SnapshotOptions): SnapshotOptions {
+  const { maxDepth: _maxDepth, root: _root, ...rest } = options;
+  return rest;
+}
+
+/**
+ * The title of the document the tree was read from: its root line's name. Chrome's record of the target (which
+ * Target.getTargetInfo answers) takes the new title a moment after a navigation, and says the URL until then.
+ */
+function documentTitle(root: SnapshotNode, options: SnapshotOptions): string | null {
+  if (options.root !== undefined || root.role !== "RootWebArea") return null;
+  return root.name === "" ? null : root.name;
 }
 
 function nextPage(registry: RefRegistry, cursor: string, maxChars: number | undefined): Snapshot {

@@ -120,6 +120,35 @@ for (const source of ["chrome", "dom"] as const) {
       expect(unknown.code).to.equal(ErrorCode.INVALID_PARAMS);
     });
 
+    it("a diff against an interactiveOnly snapshot compares like with like: asked with the default options, it is the changed line only", async () => {
+      const interactive = await suite.client.call("snapshot", { target: tab.target, source, interactiveOnly: true });
+      await evaluate(suite.client, tab.target, "document.getElementById('btn').textContent = 'Renamed'");
+      const diff = await suite.client.call("snapshot", { target: tab.target, source, diff: interactive.snapshotId });
+      const pressMe = /button "Press me" \[ref=(e\d+)\]/.exec(interactive.text)?.[1] as string;
+      expect(diff.text).to.equal(`~ button "Renamed" [ref=${pressMe}]`);
+      // The diff's snapshot is kept as it was read: a diff against it is as lean.
+      await evaluate(suite.client, tab.target, "document.getElementById('btn').textContent = 'Renamed again'");
+      const next = await suite.client.call("snapshot", { target: tab.target, source, diff: diff.snapshotId });
+      expect(next.text).to.equal(`~ button "Renamed again" [ref=${pressMe}]`);
+    });
+
+    it("right after a navigating click or a new document.title, the snapshot's title is the page's, as its text's root line says", async () => {
+      for (let round = 0; round < 5; round += 1) {
+        await suite.client.call("click", { target: tab.target, selector: "#next" });
+        const snapshot = await suite.client.call("snapshot", { target: tab.target, source });
+        expect(snapshot.text.split("\n")[0], `round ${round}`).to.match(/^- RootWebArea "Other Page"/);
+        expect(snapshot.title, `round ${round}`).to.equal("Other Page");
+        await suite.client.call("navigate", { target: tab.target, url: suite.fixtures.url("actions.html") });
+      }
+      // Chrome's record of the target takes a new title a moment after the page set it.
+      for (let round = 0; round < 20; round += 1) {
+        await evaluate(suite.client, tab.target, `document.title = "Title ${round}"`);
+        const snapshot = await suite.client.call("snapshot", { target: tab.target, source });
+        expect(snapshot.text.split("\n")[0], `round ${round}`).to.match(new RegExp(`^- RootWebArea "Title ${round}"`));
+        expect(snapshot.title, `round ${round}`).to.equal(`Title ${round}`);
+      }
+    });
+
     it("root gives one element's subtree, and boxes each node's layout box in the viewport", async () => {
       const whole = await suite.client.call("snapshot", { target: tab.target, source });
       const formRef =

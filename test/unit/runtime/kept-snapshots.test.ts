@@ -13,6 +13,7 @@ function snapshot(snapshotId: string, lineCount = 1, lineChars = 10): KeptSnapsh
     url: "about:blank",
     title: "",
     rootNode: { ref: "e1", role: "RootWebArea", name: "" },
+    shape: { source: "chrome", interestingOnly: true, interactiveOnly: false, compact: false },
   };
 }
 
