@@ -226,7 +226,7 @@ function buildServices(config: Config): HubServices {
     ...(webRtc ? { whyUnenforceable: () => webRtc.whyNot() } : {}),
   });
   const clients = new ClientManager(browser, agents, { ...clientOptions, proxies: egress, ...(store ? { record: store } : {}) });
-  clients.contexts.on("closed", (clientId, reason) => reason === "idle" && egress.forget(clientId));
+  clients.contexts.on("closed", (clientId, reason) => reason !== "browser" && egress.forget(clientId));
   limitPopups(browser, clients, config.maxTabsPerClient);
   watchPageTitles(pool, browser);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
