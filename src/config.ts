@@ -159,10 +159,7 @@ export function parseConfig(env: Env): Config {
     cdpUrl: cdpUrl(env),
     chromePath: env.CHROME_PATH ? env.CHROME_PATH : null,
     chromeArgs: Object.freeze(env.CHROME_ARGS ? env.CHROME_ARGS.split(/\s+/).filter(Boolean) : []),
-    defaultClientId: clientId(env, "DEFAULT_CLIENT_ID", "local"),
-    clientIdleMs: integer(env, "CLIENT_IDLE_MS", { fallback: 300_000, min: 0 }),
-    clientAbandonMs: integer(env, "CLIENT_ABANDON_MS", { fallback: 3_600_000, min: 0 }),
-    mcpSessionIdleMs: integer(env, "MCP_SESSION_IDLE_MS", { fallback: 1_800_000, min: 1_000 }),
+    ...clientSettings(env),
     defaultTimeoutMs,
     maxTimeoutMs,
     maxPayloadBytes: integer(env, "MAX_PAYLOAD", { fallback: 32 * 1024 * 1024, min: 1024 }),
@@ -271,6 +268,16 @@ function doorSettings(env: Env): Pick<Config, "agentRegisterTimeoutMs" | "authFa
     agentRegisterTimeoutMs: integer(env, "AGENT_REGISTER_TIMEOUT_MS", { fallback: 10_000, min: 100 }),
     authFailuresPerMin: integer(env, "AUTH_FAILURES_PER_MIN", { fallback: 20, min: 1 }),
     authFailuresGlobalPerMin: integer(env, "AUTH_FAILURES_GLOBAL_PER_MIN", { fallback: 300, min: 1 }),
+  };
+}
+
+/** Which client keeps Chrome's default context, and how long an idle, an abandoned client or an MCP session lasts. */
+function clientSettings(env: Env): Pick<Config, "defaultClientId" | "clientIdleMs" | "clientAbandonMs" | "mcpSessionIdleMs"> {
+  return {
+    defaultClientId: clientId(env, "DEFAULT_CLIENT_ID", "local"),
+    clientIdleMs: integer(env, "CLIENT_IDLE_MS", { fallback: 300_000, min: 0 }),
+    clientAbandonMs: integer(env, "CLIENT_ABANDON_MS", { fallback: 3_600_000, min: 0 }),
+    mcpSessionIdleMs: integer(env, "MCP_SESSION_IDLE_MS", { fallback: 1_800_000, min: 1_000 }),
   };
 }
 
