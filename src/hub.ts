@@ -134,8 +134,8 @@ export async function startHub(config: Config): Promise<Hub> {
     port = await listen(server, config.host, config.port);
     apiPort = apiServer && config.apiPort !== null ? await listen(apiServer, config.host, config.apiPort) : null;
   } catch (error) {
-    // Cluster (Redis): a hub that cannot listen leaves, so its Redis connections do not keep the process alive.
     abandoned.stop();
+    // Cluster (Redis): a hub that cannot listen leaves, so its Redis connections do not keep the process alive.
     await cluster?.leave();
     throw error;
   }

@@ -52,7 +52,7 @@ export class ClientRoutes {
   #armed = new Map<string, { tab: TabSession; stop: () => void }>();
   #record: RouteRecord | null = null;
   #auth: AuthAnswerer | null = null;
-
+  /** MAX_ROUTES_PER_CLIENT: routes one client may hold, its tabs' and its own. */
   #maxPerClient: number;
 
   constructor(parts: { pool: SessionPool; browser: Browser; clients: ClientManager }, maxPerClient: number) {
