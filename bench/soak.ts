@@ -1,23 +1,23 @@
 // The one-hour soak: a hub child process under a steady mix of calls, tab cycles, console streams, agent tasks and
-// short-lived connections, sampled as it goes; its table goes in bench/README.md. Run it without npm as
+// short-lived connections, and the churn of clients that come and go (soak-churn.ts: MCP sessions ended and dropped,
+// /cdp with Puppeteer and Playwright, live views, routes, per-client contexts, abandoned openers), sampled as it goes
+// with Chrome's processes and PSS beside the hub's memory; its table goes in bench/README.md. Run it without npm as
 //   npm run build && node dist/bench/soak.js --minutes 60
-// (or `npm run soak`, 60 minutes by default). It exits 1 when a call went unanswered, anything failed or the hub
-// printed a warning. test/integration/soak.test.ts runs it for 24 s.
-import http from "node:http";
+// (or `npm run soak`, 60 minutes by default, or SOAK_MINUTES=N). It exits 1 when a call went unanswered, anything
+// failed or the hub printed a warning. test/integration/soak.test.ts runs it for 24 s.
+import { mkdtemp, rm } from "node:fs/promises";
+import path from "node:path";
 import os from "node:os";
+import { CHURN_HUB_ENV, churnLoops } from "./soak-churn.js";
+import { Tally } from "./soak-tally.js";
 import { pathToFileURL } from "node:url";
 import { TestAgent } from "../test/fixtures/wire-agent.js";
-import { liveHeapBytes } from "./live-heap.js";
-import { openFds, rssKb } from "./load-figure.js";
-import { startHubProcess, type HubProcess } from "./load.js";
+import { startHubProcess } from "./load.js";
+import { HubProbe, type HubState } from "./soak-probe.js";
 import { percentile } from "./stats.js";
 import { WsCaller } from "./ws-caller.js";
 
 const CONSOLE_WAIT_MS = 10_000;
-// After the load stops, the hub's side of closed sockets and closing tabs get this long to go (they take well under a
-// second; the rest is room for a slow, shared machine: the wait ends as soon as they are gone).
-const DRAIN_DEADLINE_MS = 30_000;
-const DRAIN_POLL_MS = 100;
 // What a hub with no tokens always says at start-up, and the hint Node adds after its first warning.
 const EXPECTED_STDERR = [
   /no HUB_TOKEN or HUB_TOKENS set/,
@@ -27,18 +27,6 @@ const EXPECTED_STDERR = [
   /^\s*$/,
 ];
 const PAGE = `data:text/html,${encodeURIComponent("<title>soak</title><h1>Soak</h1><p>A page the soak drives.</p><button>Go</button><input value=x>")}`;
-
-/** The hub's state at one moment: its process, its tabs, and what its /metrics counts. */
-export interface HubState {
-  rssMb: number;
-  /** V8 heap in use right after a full GC (forced through the inspector). */
-  heapMb: number;
-  fds: number;
-  tabs: number;
-  connections: number;
-  cdpSessions: number;
-  inflight: number;
-}
 
 /** One row of the soak: the hub's state at the end of an interval and the calls answered during it. */
 export interface SoakSample extends HubState {
@@ -79,112 +67,19 @@ export interface SoakOptions {
   minCalls?: number;
   /** The run fails once no call was answered for this long (a stalled hub), checked at each sample. */
   stallMs?: number;
+  /** Whether the churn of clients that come and go runs too (default true). */
+  churn?: boolean;
   /** Told each sample as it is taken. */
   onSample?: (sample: SoakSample) => void;
 }
 
-/** Counts calls, their latencies (overall and per interval) and failures. */
-class Tally {
-  calls = 0;
-  answered = 0;
-  errors = new Map<string, number>();
-  cycles = new Map<string, number>();
-  latencies: number[] = [];
-  interval: number[] = [];
-  intervalErrors = 0;
-
-  fail(kind: string): void {
-    this.errors.set(kind, (this.errors.get(kind) ?? 0) + 1);
-    this.intervalErrors++;
-  }
-
-  cycle(workload: string): void {
-    this.cycles.set(workload, (this.cycles.get(workload) ?? 0) + 1);
-  }
-
-  /** Sends one call and records it: its latency if answered, its error by method and code, or that it got no answer. */
-  async call(caller: WsCaller, method: string, params: object = {}): Promise<Record<string, unknown> | undefined> {
-    this.calls++;
-    const started = performance.now();
-    let answer: Record<string, unknown>;
-    try {
-      answer = await caller.send({ jsonrpc: "2.0", method, params });
-    } catch (error) {
-      this.fail(`${method}: ${(error as Error).message.slice(0, 80)}`);
-      return undefined;
-    }
-    this.answered++;
-    const ms = performance.now() - started;
-    this.latencies.push(ms);
-    this.interval.push(ms);
-    const error = answer.error as { code?: number; message?: string } | undefined;
-    if (error === undefined) return answer.result as Record<string, unknown>;
-    this.fail(`${method}: ${error.code} ${String(error.message).slice(0, 80)}`);
-    return undefined;
-  }
-}
-
-/** Reads the hub's state: tabs.list on an idle connection of its own, /metrics, /proc, and the heap through the inspector. */
-export class HubProbe {
-  #hub: HubProcess;
-  #rpc: WsCaller;
-  #inspector: WsCaller;
-
-  private constructor(hub: HubProcess, rpc: WsCaller, inspector: WsCaller) {
-    this.#hub = hub;
-    this.#rpc = rpc;
-    this.#inspector = inspector;
-  }
-
-  /** Connects to a hub started with `inspect`. */
-  static async open(hub: HubProcess): Promise<HubProbe> {
-    if (!hub.inspectorUrl) throw new Error("start the hub with inspect: true to read its heap");
-    return new HubProbe(hub, await WsCaller.open(`${hub.url}/rpc`), await WsCaller.open(hub.inspectorUrl));
-  }
-
-  /** The hub's state now; forces a full GC in the hub to read its live heap. */
-  async state(): Promise<HubState> {
-    const listed = await this.#rpc.send({ jsonrpc: "2.0", method: "tabs.list", params: {} });
-    const tabs = ((listed.result as { tabs?: unknown[] } | undefined)?.tabs ?? []).length;
-    const metrics = await scrapeMetrics(this.#hub.port);
-    const heapBytes = await liveHeapBytes(this.#inspector);
-    const { pid } = this.#hub;
-    return {
-      rssMb: rssKb(pid) / 1024,
-      heapMb: heapBytes / 2 ** 20,
-      fds: openFds(pid),
-      tabs,
-      // The probe's own connection is not load.
-      connections:
-        (metrics.get('tabwire_connections{kind="orchestrator"}') ?? 0) + (metrics.get('tabwire_connections{kind="agent"}') ?? 0) - 1,
-      cdpSessions: metrics.get("tabwire_cdp_sessions") ?? NaN,
-      inflight: metrics.get("tabwire_inflight_calls") ?? NaN,
-    };
-  }
-
-  /** The state once fds, tabs, connections and calls are back to `rest` (or the drain deadline passed). */
-  async drained(rest: HubState): Promise<HubState> {
-    const deadline = Date.now() + DRAIN_DEADLINE_MS;
-    for (;;) {
-      const state = await this.state();
-      const settled = state.fds <= rest.fds && state.tabs <= rest.tabs && state.connections <= rest.connections && state.inflight === 0;
-      if (settled || Date.now() > deadline) return state;
-      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
-    }
-  }
-
-  /** Closes both connections. */
-  async close(): Promise<void> {
-    await Promise.all([this.#rpc.close(), this.#inspector.close()]);
-  }
-}
-
 /** Drives a hub with a mix of work for `durationMs`, sampling it every `sampleEveryMs`; starts and stops its own hub. */
 export async function runSoak(options: SoakOptions): Promise<SoakReport> {
-  const hub = await startHubProcess({ inspect: true });
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), "tabwire-soak-data-"));
+  const hub = await startHubProcess({ inspect: true, env: { ...CHURN_HUB_ENV, DATA_DIR: dataDir } });
   let probe: HubProbe | undefined;
   try {
-    probe = await HubProbe.open(hub);
+    probe = await HubProbe.open(hub, dataDir);
     const rest = await probe.state();
     const tally = new Tally();
     const load = { started: Date.now(), stopped: false };
@@ -194,6 +89,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
       ...[1, 2].map(() => tabLoop(hub.url, tally, running)),
       agentLoop(hub.url, tally, running),
       connectionLoop(hub.url, tally, running),
+      ...(options.churn === false ? [] : churnLoops(hub.url, tally, running)),
     ];
     const samples = await sampleUntil(probe, tally, { ...options, load }).finally(() => (load.stopped = true));
     const loadS = (Date.now() - load.started) / 1000;
@@ -215,6 +111,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   } finally {
     await probe?.close();
     await hub.stop();
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
@@ -270,27 +167,6 @@ async function sampleUntil(probe: HubProbe, tally: Tally, options: SoakOptions &
     options.onSample?.(sample);
   }
   return samples;
-}
-
-/** GET /metrics on a fresh socket (no keep-alive, which would hold an fd of the hub open between samples). */
-function scrapeMetrics(port: number): Promise<Map<string, number>> {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: "127.0.0.1", port, path: "/metrics", agent: false, timeout: 10_000 }, (response) => {
-      let text = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => (text += chunk));
-      response.on("end", () => {
-        const values = new Map<string, number>();
-        for (const line of text.split("\n")) {
-          const match = /^(\S+) (\S+)$/.exec(line);
-          if (match?.[1] && match[2] && !line.startsWith("#")) values.set(match[1], Number(match[2]));
-        }
-        resolve(values);
-      });
-    });
-    request.on("timeout", () => request.destroy(new Error("GET /metrics took over 10 s")));
-    request.on("error", reject);
-  });
 }
 
 /** One long-lived connection and tab: evaluate, screenshot, snapshot, and a console subscription that sees a log. */
@@ -395,10 +271,10 @@ async function connectionLoop(hubUrl: string, tally: Tally, running: () => boole
 export function soakTable(report: SoakReport): string {
   // The load columns (calls/s, errors, p50, p99) are empty at rest and drained.
   const row = (label: string, s: HubState, load: string[] = ["", "", "", ""]): string =>
-    `| ${label} | ${s.rssMb.toFixed(1)} | ${s.heapMb.toFixed(1)} | ${s.fds} | ${s.tabs} | ${s.connections} | ${s.cdpSessions} | ${load.join(" | ")} |`;
+    `| ${label} | ${s.rssMb.toFixed(1)} | ${s.heapMb.toFixed(1)} | ${s.fds} | ${s.tabs} | ${s.connections} | ${s.cdpSessions} | ${s.chromeProcesses} | ${s.chromePssMb.toFixed(0)} | ${s.downloadFolders} | ${load.join(" | ")} |`;
   const lines = [
-    "| at | hub RSS MB | heap after GC MB | fds | tabs | connections | CDP sessions | calls/s | errors | p50 ms | p99 ms |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
+    "| at | hub RSS MB | heap after GC MB | fds | tabs | connections | CDP sessions | Chrome processes | Chrome PSS MB | download folders | calls/s | errors | p50 ms | p99 ms |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     row("rest", report.rest),
     ...report.samples.map((s) =>
       row(`${s.elapsedS} s`, s, [s.callsPerSec.toFixed(0), String(s.errors), s.p50Ms.toFixed(1), s.p99Ms.toFixed(1)]),
@@ -420,8 +296,8 @@ export function soakTable(report: SoakReport): string {
 
 async function main(): Promise<void> {
   const flag = process.argv.indexOf("--minutes");
-  const minutes = flag > 0 ? Number(process.argv[flag + 1]) : 60;
-  if (!(minutes > 0)) throw new Error("usage: node dist/bench/soak.js [--minutes N]");
+  const minutes = flag > 0 ? Number(process.argv[flag + 1]) : Number(process.env.SOAK_MINUTES ?? 60);
+  if (!(minutes > 0)) throw new Error("usage: node dist/bench/soak.js [--minutes N] (or SOAK_MINUTES=N)");
   const sampleEveryMs = Math.min(60_000, (minutes * 60_000) / 4);
   process.stdout.write(
     `tabwire soak: ${minutes} min, a sample every ${sampleEveryMs / 1000} s (${os.cpus().length} cores, Node ${process.version})\n`,
@@ -431,7 +307,7 @@ async function main(): Promise<void> {
     sampleEveryMs,
     onSample: (s) =>
       process.stdout.write(
-        `${s.elapsedS} s: RSS ${s.rssMb.toFixed(1)} MB, heap ${s.heapMb.toFixed(1)} MB, ${s.fds} fds, ${s.tabs} tabs, ${s.callsPerSec.toFixed(0)} calls/s, ${s.errors} errors, p50 ${s.p50Ms.toFixed(1)} ms, p99 ${s.p99Ms.toFixed(1)} ms\n`,
+        `${s.elapsedS} s: RSS ${s.rssMb.toFixed(1)} MB, heap ${s.heapMb.toFixed(1)} MB, ${s.fds} fds, ${s.tabs} tabs, Chrome ${s.chromeProcesses} processes ${s.chromePssMb.toFixed(0)} MB PSS, ${s.downloadFolders} download folders, ${s.callsPerSec.toFixed(0)} calls/s, ${s.errors} errors, p50 ${s.p50Ms.toFixed(1)} ms, p99 ${s.p99Ms.toFixed(1)} ms\n`,
       ),
   });
   process.stdout.write(`\n${soakTable(report)}\n`);

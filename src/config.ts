@@ -50,6 +50,8 @@ export interface Config {
   defaultClientId: string;
   /** A client with no tab and no agent this long has its browser context disposed (milliseconds). */
   clientIdleMs: number;
+  /** A client with no tab in use, no connection, no agent and no live view this long has its tabs closed and its context disposed; 0: never. */
+  clientAbandonMs: number;
   /** An MCP session with no request for this long ends, the tabs it opened closed (MCP_SESSION_IDLE_MS). */
   mcpSessionIdleMs: number;
   defaultTimeoutMs: number;
@@ -71,6 +73,8 @@ export interface Config {
   maxSubscriptions: number;
   /** Tabs one client may have open (its popups count too). */
   maxTabsPerClient: number;
+  /** Routes (network.route) one client may hold, its tabs' and its own together. */
+  maxRoutesPerClient: number;
   /** /cdp clients of their own (`?ephemeral=true`, contexts a connection makes) one token may hold at once. */
   maxEphemeralClientsPerToken: number;
   /** Bytes of uploaded files a tab may hold (MAX_UPLOAD_BYTES). */
@@ -155,9 +159,7 @@ export function parseConfig(env: Env): Config {
     cdpUrl: cdpUrl(env),
     chromePath: env.CHROME_PATH ? env.CHROME_PATH : null,
     chromeArgs: Object.freeze(env.CHROME_ARGS ? env.CHROME_ARGS.split(/\s+/).filter(Boolean) : []),
-    defaultClientId: clientId(env, "DEFAULT_CLIENT_ID", "local"),
-    clientIdleMs: integer(env, "CLIENT_IDLE_MS", { fallback: 300_000, min: 0 }),
-    mcpSessionIdleMs: integer(env, "MCP_SESSION_IDLE_MS", { fallback: 1_800_000, min: 1_000 }),
+    ...clientSettings(env),
     defaultTimeoutMs,
     maxTimeoutMs,
     maxPayloadBytes: integer(env, "MAX_PAYLOAD", { fallback: 32 * 1024 * 1024, min: 1024 }),
@@ -269,11 +271,24 @@ function doorSettings(env: Env): Pick<Config, "agentRegisterTimeoutMs" | "authFa
   };
 }
 
-/** What one connection, client or token may hold at once: subscriptions, tabs, ephemeral /cdp clients. */
-function quotaSettings(env: Env): Pick<Config, "maxSubscriptions" | "maxTabsPerClient" | "maxEphemeralClientsPerToken"> {
+/** Which client keeps Chrome's default context, and how long an idle, an abandoned client or an MCP session lasts. */
+function clientSettings(env: Env): Pick<Config, "defaultClientId" | "clientIdleMs" | "clientAbandonMs" | "mcpSessionIdleMs"> {
+  return {
+    defaultClientId: clientId(env, "DEFAULT_CLIENT_ID", "local"),
+    clientIdleMs: integer(env, "CLIENT_IDLE_MS", { fallback: 300_000, min: 0 }),
+    clientAbandonMs: integer(env, "CLIENT_ABANDON_MS", { fallback: 3_600_000, min: 0 }),
+    mcpSessionIdleMs: integer(env, "MCP_SESSION_IDLE_MS", { fallback: 1_800_000, min: 1_000 }),
+  };
+}
+
+/** What one connection, client or token may hold at once: subscriptions, tabs, routes, ephemeral /cdp clients. */
+function quotaSettings(
+  env: Env,
+): Pick<Config, "maxSubscriptions" | "maxTabsPerClient" | "maxRoutesPerClient" | "maxEphemeralClientsPerToken"> {
   return {
     maxSubscriptions: integer(env, "MAX_SUBSCRIPTIONS", { fallback: 256, min: 1 }),
     maxTabsPerClient: integer(env, "MAX_TABS_PER_CLIENT", { fallback: 100, min: 1 }),
+    maxRoutesPerClient: integer(env, "MAX_ROUTES_PER_CLIENT", { fallback: 100, min: 1 }),
     maxEphemeralClientsPerToken: integer(env, "MAX_EPHEMERAL_CLIENTS_PER_TOKEN", { fallback: 16, min: 1 }),
   };
 }

@@ -47,6 +47,8 @@ import { callerTrace } from "./tracing.js";
 import { watchEgress } from "./egress-events.js";
 import { ClientStore } from "./clients/client-store.js";
 import { adoptClients } from "./clients/adopt-contexts.js";
+import { watchAbandonedClients } from "./clients/abandon-clients.js";
+import type { AbandonWatch } from "./clients/abandon-watch.js";
 import { PersistentClients } from "./clients/persistent-clients.js";
 import { FileStates, NoStates } from "./clients/state-store.js";
 import { auditDownload } from "./clients/download-audit.js";
@@ -93,6 +95,8 @@ const HUB_METHODS: readonly MethodDefinition<HubServices>[] = Object.values(METH
 export async function startHub(config: Config): Promise<Hub> {
   const services = buildServices(config);
   await services.browser.start();
+  // Clients nothing uses for CLIENT_ABANDON_MS (a caller that crashed or forgot its tabs) have what they hold closed.
+  const abandoned = watchAbandonedClients({ ...services, abandonMs: config.clientAbandonMs });
   const contract = loadOpenRpc();
   const validator = new ParamsValidator(contract);
   // Cluster (Redis): loaded only with REDIS_URL; its methods forward calls for targets other instances own.
@@ -130,6 +134,7 @@ export async function startHub(config: Config): Promise<Hub> {
     port = await listen(server, config.host, config.port);
     apiPort = apiServer && config.apiPort !== null ? await listen(apiServer, config.host, config.apiPort) : null;
   } catch (error) {
+    abandoned.stop();
     // Cluster (Redis): a hub that cannot listen leaves, so its Redis connections do not keep the process alive.
     await cluster?.leave();
     throw error;
@@ -150,14 +155,20 @@ export async function startHub(config: Config): Promise<Hub> {
     await closeAll(sockets);
     resumes.closeAll();
     await mcp.closeAll();
-    await Promise.all([services.pool.detachAll(), services.egress.closeAll()]);
-    await services.browser.stop();
-    await services.uploads.removeAll();
-    await services.downloads.removeAll();
+    await stopParts(services, abandoned);
     server.closeAllConnections();
     await traces?.stop();
   };
   return { port, apiPort, url: `ws://${config.host}:${port}`, services, drain: (cutShort) => drain.run(cutShort), stop };
+}
+
+/** Stops the hub's parts once its doors are closed: sessions detached, proxies closed, Chrome stopped, files removed. */
+async function stopParts(services: HubServices, abandoned: AbandonWatch): Promise<void> {
+  abandoned.stop();
+  await Promise.all([services.pool.detachAll(), services.egress.closeAll()]);
+  await services.browser.stop();
+  await services.uploads.removeAll();
+  await services.downloads.removeAll();
 }
 
 /** Says at start when the hub lets in more than token holders. */
@@ -226,7 +237,7 @@ function buildServices(config: Config): HubServices {
     ...(webRtc ? { whyUnenforceable: () => webRtc.whyNot() } : {}),
   });
   const clients = new ClientManager(browser, agents, { ...clientOptions, proxies: egress, ...(store ? { record: store } : {}) });
-  clients.contexts.on("closed", (clientId, reason) => reason === "idle" && egress.forget(clientId));
+  clients.contexts.on("closed", (clientId, reason) => reason !== "browser" && egress.forget(clientId));
   limitPopups(browser, clients, config.maxTabsPerClient);
   watchPageTitles(pool, browser);
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
@@ -237,7 +248,7 @@ function buildServices(config: Config): HubServices {
   const network = new NetworkLog(pool, browser, NETWORK_LOG_SIZE);
   const networkStream = new NetworkStream(network, browser);
   const emulation = new TabEmulation(pool, browser);
-  const routes = new ClientRoutes(pool, browser, clients);
+  const routes = new ClientRoutes({ pool, browser, clients }, config.maxRoutesPerClient);
   watchEgress({ egress, network, clients, eventTopics });
   new ProxyAuth({ pool, browser, clients, routes }, (clientId) => egress.credentialsOf(clientId));
   if (store)

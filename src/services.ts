@@ -109,6 +109,7 @@ export function callerClient(call: HubCall, requested: string | undefined, doing
   if (!call.services.clients.canSee(call.connection, clientId)) {
     throw new HubError("FORBIDDEN", `this token may not ${doing} for client ${clientId}; use one of its own clients`);
   }
+  call.services.clients.users.use(clientId, call.connection.closed);
   return clientId;
 }
 

@@ -20,7 +20,9 @@ export type ProtocolFailure =
   /** Page.navigateToHistoryEntry named an entry the tab's history no longer has (a navigation dropped it). */
   | "no-history-entry"
   /** Page.navigate was given a URL Chrome cannot parse (`http://`, `http://[/`, a port past 65535...). */
-  | "invalid-url";
+  | "invalid-url"
+  /** The browser context id names no context (any more): Chrome dropped it already. */
+  | "no-browser-context";
 
 const FAILURES: readonly [RegExp, ProtocolFailure][] = [
   [/Inspected target navigated or closed|Execution context was destroyed|Cannot find context with specified id/, "context-gone"],
@@ -32,6 +34,7 @@ const FAILURES: readonly [RegExp, ProtocolFailure][] = [
   [/No target with given id/, "no-target"],
   [/No entry with passed id/, "no-history-entry"],
   [/Cannot navigate to invalid URL/, "invalid-url"],
+  [/Failed to find context with id|Failed to find browser context/, "no-browser-context"],
 ];
 
 /** The failure Chrome's message names, or null for any other error (a timeout, a closed session, a bug). */

@@ -97,7 +97,12 @@ export class SessionPool extends EventEmitter<{ attached: [tab: TabSession] }> {
       this.#attaches++;
       await Promise.all(
         this.#attachSteps.map((step) =>
-          step(tab).catch((error: Error) => log.warn("a step of a new tab session failed", { tabId, error: error.message })),
+          step(tab).catch((error: Error) => {
+            // A tab closed while its session was set up (a /cdp client closing the page it just made) is no fault.
+            const gone = tab.cdp.isClosed || this.#browser.page(tabId) === undefined;
+            if (gone) log.debug("a step of a new tab session failed", { tabId, error: error.message });
+            else log.warn("a step of a new tab session failed", { tabId, error: error.message });
+          }),
         ),
       );
       if (!this.#sessions.has(tabId) || !this.#browser.page(tabId)) {

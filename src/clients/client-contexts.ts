@@ -2,11 +2,15 @@ import { EventEmitter } from "node:events";
 import type { Budget } from "../budget.js";
 import type { Browser } from "../cdp/browser.js";
 import { CDP_COMMAND_TIMEOUT_MS } from "../cdp/callback-registry.js";
+import { protocolFailureOf } from "../cdp/protocol-errors.js";
 import { HubError } from "../errors.js";
 import { log } from "../log.js";
 
-/** Why a client's context went: it was idle for CLIENT_IDLE_MS, or Chrome (and every context with it) was lost. */
-export type ClientClosedReason = "idle" | "browser";
+/**
+ * Why a client's context went: it was idle for CLIENT_IDLE_MS, abandoned (CLIENT_ABANDON_MS: nothing used it, its tabs
+ * were closed), or Chrome (and every context with it) was lost.
+ */
+export type ClientClosedReason = "idle" | "abandoned" | "browser";
 
 /** What ClientContexts tells its listeners. */
 export interface ClientContextEvents {
@@ -103,10 +107,23 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
     return { contextId: context.making, release };
   }
 
-  /** Disposes a client's context now if nothing keeps it (no tab, agent or hold), rather than after CLIENT_IDLE_MS. */
-  end(clientId: string): void {
+  /**
+   * Disposes a client's context now if nothing keeps it (no tab, agent or hold), rather than after CLIENT_IDLE_MS;
+   * `abandoned` when the hub closed its tabs because nothing used it for CLIENT_ABANDON_MS.
+   */
+  end(clientId: string, reason: "idle" | "abandoned" = "idle"): void {
     const context = this.#byClient.get(clientId);
-    if (context && context.id !== null) this.#dispose(context);
+    if (context && context.id !== null) this.#dispose(context, reason);
+  }
+
+  /** Whether something holds the client's context now (a /cdp connection acting as it, a call opening a tab in it). */
+  isHeld(clientId: string): boolean {
+    return (this.#byClient.get(clientId)?.holds ?? 0) > 0;
+  }
+
+  /** The clients that have a context now, made or being made. */
+  clientIds(): string[] {
+    return [...this.#byClient.keys()];
   }
 
   /**
@@ -220,12 +237,15 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
     context.idleTimer = null;
   }
 
-  #dispose(context: ClientContext): void {
-    context.idleTimer = null;
+  // The idle timer is cleared here, not just forgotten: a context ended at once (end()) while its timer ran was
+  // disposed a second time when the timer fired, which Chrome answered "Failed to find context".
+  #dispose(context: ClientContext, reason: "idle" | "abandoned" = "idle"): void {
+    this.#disarm(context);
+    if (this.#byClient.get(context.clientId) !== context) return;
     if (context.holds > 0 || this.#options.isBusy(context.clientId) || context.id === null) return;
     this.#forget(context);
     this.#options.record?.disposed(context.clientId);
-    this.emit("closed", context.clientId, "idle");
+    this.emit("closed", context.clientId, reason);
     this.#disposeUnused(context.clientId, context.id);
   }
 
@@ -234,7 +254,11 @@ export class ClientContexts extends EventEmitter<ClientContextEvents> {
     this.#browser
       .connection()
       .send("Target.disposeBrowserContext", { browserContextId }, { timeoutMs: DISPOSE_TIMEOUT_MS })
-      .catch((error: Error) => log.warn("cannot dispose an unused browser context", { clientId, error: error.message }));
+      .catch((error: Error) => {
+        // Chrome no longer has it (with CDP_URL another program may dispose it): what was asked is done, nothing to warn of.
+        if (protocolFailureOf(error) === "no-browser-context") log.debug("a browser context was gone already", { clientId });
+        else log.warn("cannot dispose an unused browser context", { clientId, error: error.message });
+      });
   }
 
   #forget(context: ClientContext): void {

@@ -38,6 +38,8 @@ export class ClientDownloads {
   #timers = new Map<string, NodeJS.Timeout>();
   /** Clients whose context refuses downloads, with how many /cdp connections of theirs asked for it. */
   #refusals = new Map<string, number>();
+  /** Folders of clients whose context went, being removed: a context made again meanwhile waits for it. */
+  #removing = new Map<string, Promise<void>>();
 
   constructor(browser: Browser, clients: ClientManager, options: Options) {
     this.#browser = browser;
@@ -46,6 +48,7 @@ export class ClientDownloads {
     browser.on("connected", () => this.#onConnected());
     if (browser.isUp) this.#onConnected();
     clients.contexts.on("opened", (clientId) => void this.#allow(clientId));
+    clients.contexts.on("closed", (clientId) => this.#removeFolder(clientId));
   }
 
   /** The folder of a client's downloads. */
@@ -108,6 +111,7 @@ export class ClientDownloads {
     // With CDP_URL, Chrome's default context is the user's browsing: its downloads stay Chrome's.
     if (context === null || (clientId === null && !this.#options.embedded)) return;
     try {
+      await this.#removing.get(owner);
       const downloadPath = this.folderOf(owner);
       await mkdir(downloadPath, { recursive: true, mode: 0o700 });
       const behavior = this.#refusals.has(owner)
@@ -200,6 +204,20 @@ export class ClientDownloads {
     this.#byId.delete(downloadId);
     await rm(this.fileOf(download), { force: true });
     this.#options.notify(download.clientId, { method: "download.removed", params: { downloadId, clientId: download.clientId } });
+    if (!this.#clients.contexts.has(download.clientId)) this.#removeFolder(download.clientId);
+  }
+
+  /**
+   * Removes the folder of a client whose context went, once it lists no download (a kept one stays until its
+   * DOWNLOAD_TTL_MS; the last to go takes the folder): a hub that serves short-lived clients for weeks keeps no
+   * folder per client that ever was. The default client's folder is Chrome's default context's, kept.
+   */
+  #removeFolder(clientId: string): void {
+    if (clientId === this.#clients.defaultClientId || this.list(clientId).length > 0 || this.#removing.has(clientId)) return;
+    const removing = rm(this.folderOf(clientId), { recursive: true, force: true })
+      .catch((error: Error) => void log.warn("cannot remove a client's downloads folder", { clientId, error: error.message }))
+      .finally(() => this.#removing.delete(clientId));
+    this.#removing.set(clientId, removing);
   }
 }
 

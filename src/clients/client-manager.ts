@@ -4,6 +4,7 @@ import type { Browser, PageInfo } from "../cdp/browser.js";
 import type { Client, Notifications, Tab } from "../protocol/types.js";
 import type { AgentRecord, AgentRegistry } from "../agents/agent-registry.js";
 import { ClientContexts, type ContextProxies, type ContextRecord } from "./client-contexts.js";
+import { ClientUsers } from "./client-users.js";
 import { TabActivity } from "./tab-activity.js";
 import { TAB_UPDATE_INTERVAL_MS, TabUpdates } from "./tab-updates.js";
 import { formatTarget, parseTarget } from "../target-id.js";
@@ -11,6 +12,8 @@ import { formatTarget, parseTarget } from "../target-id.js";
 /** Who is calling: the base client ids their token reaches, or null for every client. */
 export interface Caller {
   scope: ReadonlySet<string> | null;
+  /** Aborts when the caller's connection closes: a connection that names a client's tab uses the client until then. */
+  closed?: AbortSignal;
 }
 
 /** A tab as tabs.list shows it. */
@@ -53,6 +56,8 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   readonly contexts: ClientContexts;
   /** Which tab came to the front last (the one a caller without a target means). */
   readonly activity = new TabActivity();
+  /** The connections acting for each client now (CLIENT_ABANDON_MS spares a client while one does). */
+  readonly users = new ClientUsers();
   #browser: Browser;
   #agents: AgentRegistry;
   #defaultClientId: string;
@@ -65,6 +70,8 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
   #aliasOf = new Map<string, string>();
   /** Browser contexts a persistent client is being put back into, with their pages held back until it is done. */
   #restoring = new Map<string, Set<string>>();
+  /** Tabs the hub is closing for a reason of its own (`abandoned`): their tab.closed says it. */
+  #closeReasons = new Map<string, TabClosedReason>();
   #updates = new TabUpdates({ intervalMs: TAB_UPDATE_INTERVAL_MS, send: (tabId) => this.#updated(tabId) });
 
   constructor(browser: Browser, agents: AgentRegistry, options: ClientManagerOptions) {
@@ -86,7 +93,9 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     browser.on("pageChanged", (page) => this.#updates.changed(page.tabId, page));
     browser.on("pageCrashed", (tabId) => this.#closed(tabId, "crashed"));
     browser.on("pageDestroyed", (tabId, reason) => this.#closed(tabId, reason));
+    this.contexts.on("closed", (clientId) => this.users.forget(clientId));
     browser.on("disconnected", () => {
+      this.#closeReasons.clear();
       this.#updates.clear();
       this.activity.clear();
       this.#owners.clear();
@@ -197,7 +206,18 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     if (!page || this.ownerOf(tabId) !== clientId || !this.canSee(caller, clientId)) {
       throw new HubError("TARGET_NOT_FOUND", `no tab ${target}; list tabs with tabs.list`);
     }
+    this.users.use(clientId, caller.closed);
     return this.#entry(clientId, page);
+  }
+
+  /** Closes a tab for a reason of the hub's own, which its tab.closed carries; resolves once Chrome reports it gone. */
+  async closeTab(tabId: string, reason: TabClosedReason, signal: AbortSignal): Promise<void> {
+    this.#closeReasons.set(tabId, reason);
+    try {
+      await this.#browser.closePage(tabId, signal);
+    } finally {
+      this.#closeReasons.delete(tabId);
+    }
   }
 
   /** A new page's owner: its context's client, else its opener's (a popup of a claimed tab), else the default client. */
@@ -233,7 +253,8 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     // A page held back while its client was restored was never announced, so its end is not either.
     let wasHeld = false;
     for (const held of this.#restoring.values()) wasHeld = held.delete(tabId) || wasHeld;
-    if (!wasHeld) this.emit("tabClosed", this.#entry(owner, page), reason);
+    const told = reason === "closed" ? (this.#closeReasons.get(tabId) ?? reason) : reason;
+    if (!wasHeld) this.emit("tabClosed", this.#entry(owner, page), told);
     this.#owners.delete(tabId);
     this.#agentClaims.delete(tabId);
     const old = this.#aliasOf.get(tabId);

@@ -3,6 +3,7 @@ import type { Budget } from "../budget.js";
 import type { Browser } from "../cdp/browser.js";
 import type { SessionPool } from "../cdp/session-pool.js";
 import type { TabSession } from "../cdp/tab-session.js";
+import { HubError } from "../errors.js";
 import { newId } from "../ids.js";
 import { log } from "../log.js";
 import type { ClientManager } from "./client-manager.js";
@@ -51,14 +52,20 @@ export class ClientRoutes {
   #armed = new Map<string, { tab: TabSession; stop: () => void }>();
   #record: RouteRecord | null = null;
   #auth: AuthAnswerer | null = null;
+  /** MAX_ROUTES_PER_CLIENT: routes one client may hold, its tabs' and its own. */
+  #maxPerClient: number;
 
-  constructor(pool: SessionPool, browser: Browser, clients: ClientManager) {
+  constructor(parts: { pool: SessionPool; browser: Browser; clients: ClientManager }, maxPerClient: number) {
+    const { pool, browser, clients } = parts;
     this.#clients = clients;
+    this.#maxPerClient = maxPerClient;
     pool.onAttach((tab) => this.#review(tab));
     browser.on("pageCrashed", (tabId) => this.#forgetTab(tabId, true));
     // A tab lost with the connection may come back with it (CDP_URL): its written-down routes wait for it.
     browser.on("pageDestroyed", (tabId, reason) => this.#forgetTab(tabId, reason === "closed" || this.#record === null));
     browser.on("disconnected", () => this.#armed.clear());
+    // A client's own routes go with it (idle or abandoned), as its context does; a lost Chrome is not the client going.
+    clients.contexts.on("closed", (clientId, reason) => reason !== "browser" && this.forgetClient(clientId));
   }
 
   /** Takes back the routes a hub before this one wrote down, and writes every route down in `record` from now on. */
@@ -69,6 +76,11 @@ export class ClientRoutes {
 
   /** Adds a route and makes the tabs it covers (`tabs`: their sessions now) intercept; answers its id. */
   async add(route: Omit<Route, "id">, tabs: readonly TabSession[], budget: Budget): Promise<string> {
+    const held = this.countOf(route.clientId);
+    if (held >= this.#maxPerClient) {
+      const message = `client ${route.clientId} has ${held} routes (MAX_ROUTES_PER_CLIENT=${this.#maxPerClient}); remove some with network.unroute first`;
+      throw new HubError("OVERLOADED", message, { routes: held, maxRoutes: this.#maxPerClient });
+    }
     const id = newId();
     this.#routes.set(id, { ...route, id });
     if (this.#record) {
@@ -77,6 +89,25 @@ export class ClientRoutes {
     }
     await Promise.all(tabs.map((tab) => this.#review(tab, budget)));
     return id;
+  }
+
+  /** How many routes a client holds: its tabs' and its own together. */
+  countOf(clientId: string): number {
+    let count = 0;
+    for (const route of this.#routes.values()) if (route.clientId === clientId) count++;
+    return count;
+  }
+
+  /** The clients that hold a route of their own (for every tab of theirs), which outlives their tabs. */
+  clientIds(): Set<string> {
+    const ids = new Set<string>();
+    for (const route of this.#routes.values()) if (route.tabId === null) ids.add(route.clientId);
+    return ids;
+  }
+
+  /** Removes a client's own routes (its tabs' go with each tab): the client went. */
+  forgetClient(clientId: string): void {
+    for (const route of [...this.#routes.values()]) if (route.tabId === null && route.clientId === clientId) this.remove(route.id);
   }
 
   /** The route, if the caller's `canSee` reaches its client. */

@@ -67,7 +67,7 @@ export class PersistentClients {
     const { clients, browser } = options;
     clients.on("tabOpened", (entry) => this.#saveSoon(entry.clientId));
     clients.on("tabClosed", (entry, reason) => reason === "closed" && this.#saveSoon(entry.clientId));
-    clients.contexts.on("closed", (clientId, reason) => reason === "idle" && void this.#forget(clientId));
+    clients.contexts.on("closed", (clientId, reason) => reason !== "browser" && void this.#forget(clientId));
     browser.on("connected", () => void this.#restoreAll());
     this.#ticker = setInterval(() => this.#tick(), options.intervalMs);
     this.#ticker.unref();

@@ -83,6 +83,11 @@ export class Screencasts {
     }
   }
 
+  /** Whether someone watches the tab live now. */
+  isWatched(tabId: string): boolean {
+    return this.#casters.has(tabId);
+  }
+
   /** How many live views a connection holds. */
   countOf(connection: ConnectionState): number {
     return this.#viewers.countOf(connection);

@@ -74,8 +74,8 @@ export interface Notifications {
   /** A tab went: to the `tabs` topic and to every connection subscribed to the tab's console (once per connection); its subscriptions end. */
   "tab.closed": {
     target: Target;
-    /** closed: by a call or the page; crashed: its renderer crashed or hung, so the hub closed it; detached: the hub lost it (its Chrome or hub instance went). */
-    reason: "closed" | "crashed" | "detached";
+    /** closed: by a call or the page; crashed: its renderer crashed or hung, so the hub closed it; detached: the hub lost it (its Chrome or hub instance went); abandoned: the hub closed it because nothing used its client for CLIENT_ABANDON_MS (no connection acting for it, no agent, no live view). */
+    reason: "closed" | "crashed" | "detached" | "abandoned";
     /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
     seq?: number;
   };
@@ -156,8 +156,8 @@ export interface Notifications {
   /** A client's browser context was disposed, with its cookies and storage. */
   "client.closed": {
     clientId: ClientId;
-    /** idle: no tab and no agent for CLIENT_IDLE_MS; browser: Chrome was lost. */
-    reason: "idle" | "browser";
+    /** idle: no tab and no agent for CLIENT_IDLE_MS; abandoned: nothing used the client for CLIENT_ABANDON_MS, so the hub closed its tabs (each tab.closed reason abandoned) and its context; browser: Chrome was lost. */
+    reason: "idle" | "abandoned" | "browser";
     /** This connection's sequence number of the notification (/rpc only): 1, 2, 3, ... with no gap while nothing is dropped; session.resume takes the last one seen. */
     seq?: number;
   };
