@@ -132,10 +132,14 @@ export class ForwardedCalls {
     proxy.subscriptions = Math.max(0, proxy.subscriptions + (change === "opens" ? 1 : -1));
   }
 
-  // A connection with no call running and no subscription here holds nothing: forget it until its next call.
+  // A connection with no call running and no subscription here holds nothing: forget it until its next call, and end
+  // its state's `closed`, so that what listens to it (the clients it acted for, event topics) lets go now: its next
+  // call makes a new state. (Left open, every call after an idle spell added listeners to a signal that never ended.)
   #dropIfIdle(proxy: Proxy): void {
     if (proxy.state.inflight.size > 0 || proxy.subscriptions > 0) return;
-    if (this.#proxies.get(proxy.state.id) === proxy) this.#proxies.delete(proxy.state.id);
+    if (this.#proxies.get(proxy.state.id) !== proxy) return;
+    this.#proxies.delete(proxy.state.id);
+    proxy.close.abort();
   }
 
   #close(proxy: Proxy, why: string): void {
