@@ -1,7 +1,7 @@
 import { defineMethod } from "../services.js";
 
 /** `timeline.get`: a tab's timeline after `since`, at most `limit` entries and MAX_RESULT_BYTES together. */
-export const timelineGet = defineMethod("timeline.get", { runs: "tab", needs: "read", reads: true }, (params, call) => {
+export const timelineGet = defineMethod("timeline.get", { runs: "tab", needs: "read", reads: true, unrecorded: true }, (params, call) => {
   const timeline = call.services.timelines.read(params.target, call.connection);
   const since = params.since ?? 0;
   const entries = timeline.ring.after(since, params.limit ?? 200, { maxBytes: call.services.config.maxResultBytes });

@@ -4,6 +4,8 @@ import type { ConnectionState } from "./method.js";
 export interface HookedCall {
   method: string;
   params: Record<string, unknown>;
+  /** The names of the params the caller gave (the others are the schema's defaults). */
+  sent: readonly string[];
   connection: ConnectionState;
   /** Its method acts on the page as a user would (the `acts` trait). */
   acts: boolean;

@@ -69,6 +69,8 @@ export interface MethodTraits {
   needs: Need;
   /** It acts on the page as a user would (a click, typing, a navigation): with TIMELINE_PICTURES=on its timeline entry gets a picture before and after. */
   acts?: boolean;
+  /** It reads the tabs' timelines: its calls are not written into them (a reader polling would push the steps out). */
+  unrecorded?: boolean;
   /** It changes nothing (a listing, a read of a page, a subscription): not written to audit.log, as every other call is. */
   reads?: boolean;
 }

@@ -50,6 +50,7 @@ export interface CallObserver {
 
 // A handler that overruns its budget is answered anyway this long after the deadline (docs/protocol.md allows 250 ms).
 const ANSWER_GRACE_MS = 220;
+const NO_PARAMS: readonly string[] = [];
 const CODE_NAMES = new Map<number, ErrorName>(Object.entries(ErrorCode).map(([name, code]) => [code, name as ErrorName]));
 
 /**
@@ -68,6 +69,8 @@ export class Router<S> {
   #needs = new Map<string, Need>();
   // Methods whose traits say they act on the page as a user would (the timeline's pictures).
   #acts = new Set<string>();
+  // Methods the hook is not told of (the timelines' own reads).
+  #unrecorded = new Set<string>();
   #rates = new WeakMap<ConnectionState, RateLimit>();
 
   constructor(options: RouterOptions<S>) {
@@ -81,6 +84,7 @@ export class Router<S> {
       if (method.traits.unlimited) this.#unlimited.add(method.name);
       if (method.traits.reads) this.#reads.add(method.name);
       if (method.traits.acts) this.#acts.add(method.name);
+      if (method.traits.unrecorded) this.#unrecorded.add(method.name);
       this.#needs.set(method.name, method.traits.needs);
     }
     this.#server.mapErrorToJSONRPCErrorResponse = wireErrorOf;
@@ -146,7 +150,8 @@ export class Router<S> {
       const call: CallContext<S> = { services: this.#options.services, connection, budget, id: item.id };
       const traceparent = checked.traceparent ?? connection.traceparent;
       const { method } = item;
-      const hooked = this.#options.hook?.begin({ method, params: checked.params, connection, acts: this.#acts.has(method), traceparent });
+      const hook = this.#unrecorded.has(method) ? undefined : this.#options.hook;
+      const hooked = hook?.begin({ method, ...checked, connection, acts: this.#acts.has(method), traceparent });
       try {
         if (hooked?.ready) await hooked.ready;
         // Awaited here rather than in an async function of its own: each step a call chains is CPU on the hot path.
@@ -287,6 +292,8 @@ export class Router<S> {
         },
       );
     }
+    // Read before the schema fills in its defaults, and only for a hook (the timelines): a call pays for no more.
+    const sent = this.#options.hook ? Object.keys(params) : NO_PARAMS;
     this.#options.validator.validate(item.method, params, values);
     const { maxTimeoutMs } = this.#options;
     if (typeof params.timeoutMs === "number" && params.timeoutMs > maxTimeoutMs) {
@@ -294,13 +301,15 @@ export class Router<S> {
         errors: [{ path: "/timeoutMs", message: `must be at most ${maxTimeoutMs}` }],
       });
     }
-    return traceparent === undefined ? { params } : { params, traceparent };
+    return traceparent === undefined ? { params, sent } : { params, sent, traceparent };
   }
 }
 
 /** A request's params as its method's schema sees them, and the caller's W3C trace context if it gave one. */
 interface Checked {
   params: Record<string, unknown>;
+  /** The names of the params the caller gave, before the schema's defaults (for the router's hook). */
+  sent: readonly string[];
   traceparent?: string;
 }
 

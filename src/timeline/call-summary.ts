@@ -23,13 +23,14 @@ const MAX_SHOWN_CHARS = 120;
 const MAX_SUMMARY_CHARS = 400;
 
 /**
- * A call as one short line: its method and its params, with selectors, refs, keys and URLs (redacted) as they are,
+ * A call as one short line: its method and the params its caller gave (`sent`, not the schema's defaults), with selectors, refs, keys and URLs (redacted) as they are,
  * numbers and booleans as they are, and every other text (typed or filled values, code, a task's input) as its length
  * only, so no password, cookie value or token a caller sends enters a timeline.
  */
-export function callSummary(method: string, params: Record<string, unknown>): string {
+export function callSummary(method: string, params: Record<string, unknown>, sent: readonly string[] = Object.keys(params)): string {
   const parts = [method];
-  for (const [name, value] of Object.entries(params)) {
+  for (const name of sent) {
+    const value = params[name];
     if (LEFT_OUT.has(name) || value === undefined) continue;
     parts.push(`${name}=${shownValue(name, value)}`);
   }

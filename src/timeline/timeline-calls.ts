@@ -31,7 +31,7 @@ export class TimelineCalls implements CallHook {
     const entry = {
       at,
       kind: "call" as const,
-      summary: callSummary(method, params),
+      summary: callSummary(method, params, call.sent),
       method,
       caller: { kind: connection.kind ?? ("rpc" as const), who: connection.who ?? `connection ${connection.id}` },
       ...(traceId === undefined ? {} : { traceId }),
