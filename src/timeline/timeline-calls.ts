@@ -1,5 +1,6 @@
-import type { TimelinePicture } from "../protocol/types.js";
+import type { TimelineEntry } from "../protocol/types.js";
 import type { CallHook, HookedCall, HookedRecord } from "../rpc/call-hook.js";
+import type { ConnectionState } from "../rpc/method.js";
 import { traceIdOf } from "../tracing.js";
 import { callSummary } from "./call-summary.js";
 import type { TabTimelines } from "./tab-timelines.js";
@@ -14,6 +15,7 @@ import type { TimelinePictures } from "./timeline-pictures.js";
 export class TimelineCalls implements CallHook {
   #timelines: TabTimelines;
   #pictures: TimelinePictures | null;
+  #callers = new WeakMap<ConnectionState, NonNullable<TimelineEntry["caller"]>>();
 
   constructor(timelines: TabTimelines, pictures: TimelinePictures | null) {
     this.#timelines = timelines;
@@ -25,37 +27,53 @@ export class TimelineCalls implements CallHook {
     if (typeof target !== "string") return undefined;
     const timeline = this.#timelines.forCall(target, call.connection);
     if (!timeline) return undefined;
-    const at = Date.now();
     const { method, params, connection } = call;
-    const traceId = traceIdOf(call.traceparent);
-    const entry = {
-      at,
-      kind: "call" as const,
+    // One object of one shape, finished by `end` before the ring holds it: a call on the hot path allocates little.
+    const entry: TimelineEntry = {
+      seq: 0,
+      at: Date.now(),
+      kind: "call",
       summary: callSummary(method, params, call.sent),
       method,
-      caller: { kind: connection.kind ?? ("rpc" as const), who: connection.who ?? `connection ${connection.id}` },
-      ...(traceId === undefined ? {} : { traceId }),
+      caller: this.#callerOf(connection),
+      outcome: undefined,
+      durationMs: undefined,
+      traceId: traceIdOf(call.traceparent),
+      before: undefined,
+      after: undefined,
     };
     const pictures = call.acts ? this.#pictures : null;
     if (pictures === null) {
-      return { end: (outcome, durationMs) => void timeline.ring.push({ ...entry, outcome, durationMs: rounded(durationMs) }) };
+      return {
+        end: (outcome, durationMs) => {
+          entry.outcome = outcome;
+          entry.durationMs = rounded(durationMs);
+          timeline.ring.push(entry);
+          return undefined;
+        },
+      };
     }
-    let before: TimelinePicture | undefined;
-    const ready = pictures.take(timeline.tabId, true).then((picture) => (before = picture));
+    const ready = pictures.take(timeline.tabId, true).then((picture) => (entry.before = picture));
     return {
       ready,
       end: async (outcome, durationMs) => {
+        entry.outcome = outcome;
+        entry.durationMs = rounded(durationMs);
         // A tab the call closed has no after.
-        const after = timeline.isClosed ? undefined : await pictures.take(timeline.tabId, false);
-        timeline.ring.push({
-          ...entry,
-          outcome,
-          durationMs: rounded(durationMs),
-          ...(before ? { before } : {}),
-          ...(after ? { after } : {}),
-        });
+        if (!timeline.isClosed) entry.after = await pictures.take(timeline.tabId, false);
+        timeline.ring.push(entry);
       },
     };
+  }
+
+  /** The caller as entries name it, one object per connection while it acts for the same one. */
+  #callerOf(connection: ConnectionState): NonNullable<TimelineEntry["caller"]> {
+    const who = connection.who ?? `connection ${connection.id}`;
+    const known = this.#callers.get(connection);
+    if (known?.who === who) return known;
+    const caller = { kind: connection.kind ?? "rpc", who };
+    this.#callers.set(connection, caller);
+    return caller;
   }
 }
 

@@ -34,21 +34,21 @@ export function watchTimelines(sources: TimelineSources): { download: DownloadLi
   const opened = (entry: TabEntry): void => {
     timelines.opened(entry);
     const url = cutUrl(redactUrl(entry.url));
-    record(entry.tabId, { at: Date.now(), kind: "tab", summary: cut(`tab opened at ${url}`), url });
+    record(entry.tabId, { seq: 0, at: Date.now(), kind: "tab", summary: cut(`tab opened at ${url}`), url });
   };
   const closed = (entry: TabEntry, reason: string): void => {
-    record(entry.tabId, { at: Date.now(), kind: "tab", summary: `tab closed (${reason})` });
+    record(entry.tabId, { seq: 0, at: Date.now(), kind: "tab", summary: `tab closed (${reason})` });
     timelines.closed(entry);
   };
   const changed = (page: { tabId: string; url: string; title: string }): void => {
     const url = cutUrl(redactUrl(page.url));
     if (timelines.pageChanged(page.tabId, { url, title: page.title }))
-      record(page.tabId, { at: Date.now(), kind: "navigation", summary: cut(`navigated to ${url}`), url });
+      record(page.tabId, { seq: 0, at: Date.now(), kind: "navigation", summary: cut(`navigated to ${url}`), url });
   };
   const activity = (agent: AgentRecord, what: AgentActivity): void => {
     if (what.kind !== "paused" && what.kind !== "resumed") return;
     const reason = typeof what.message === "string" && what.message !== "" ? `: ${cut(redact(what.message))}` : "";
-    record(agent.tabId, { at: Date.now(), kind: "agent", summary: `agent ${what.kind}${reason}` });
+    record(agent.tabId, { seq: 0, at: Date.now(), kind: "agent", summary: `agent ${what.kind}${reason}` });
   };
   clients.on("tabOpened", opened);
   clients.on("tabClosed", closed);
@@ -66,12 +66,13 @@ export function watchTimelines(sources: TimelineSources): { download: DownloadLi
       if (method === "download.started" && tabId !== undefined) {
         const { downloadId, url, filename } = params as Notifications["download.started"];
         downloads.set(downloadId, tabId);
-        record(tabId, { at, kind: "download", summary: `download of ${cut(filename)} started`, url: cutUrl(redactUrl(url)) });
+        record(tabId, { seq: 0, at, kind: "download", summary: `download of ${cut(filename)} started`, url: cutUrl(redactUrl(url)) });
       } else if (method === "download.finished") {
         const { downloadId, state, bytes } = params as Notifications["download.finished"];
         const from = downloads.get(downloadId);
         downloads.delete(downloadId);
-        if (from !== undefined) record(from, { at, kind: "download", summary: `download ${state} (${bytes} bytes)`, outcome: state });
+        if (from !== undefined)
+          record(from, { seq: 0, at, kind: "download", summary: `download ${state} (${bytes} bytes)`, outcome: state });
       }
     },
     stop: () => {
@@ -94,6 +95,7 @@ export type DownloadListener = (
 function saidEntry(said: PageSaid): NewEntry {
   if (said.kind === "dialog") {
     return {
+      seq: 0,
       at: Date.now(),
       kind: "dialog",
       summary: `${said.type} dialog: ${cut(redact(said.message))}`,
@@ -102,7 +104,7 @@ function saidEntry(said: PageSaid): NewEntry {
   }
   const { message } = said;
   const kind = message.source === "exception" ? "exception" : "console";
-  return { at: Date.now(), kind, summary: cut(redact(message.text)), level: message.level };
+  return { seq: 0, at: Date.now(), kind, summary: cut(redact(message.text)), level: message.level };
 }
 
 /** A finished or failed request as network.list has it: method, URL (redacted), status, duration; never headers or bodies. */
@@ -112,13 +114,14 @@ function requestEntry(request: NetworkEntry): NewEntry {
   const status = summary.status ?? 0;
   const ending = summary.state === "failed" ? `failed (${summary.errorText ?? "error"})` : String(status);
   return {
+    seq: 0,
     at: Date.now(),
     kind: "network",
     summary: cut(`${summary.method} ${ending} ${url}`),
     method: summary.method,
     url,
     status,
-    ...(summary.durationMs === undefined ? {} : { durationMs: summary.durationMs }),
+    durationMs: summary.durationMs,
   };
 }
 

@@ -7,8 +7,11 @@ export interface TimelineBounds {
   maxAgeMs: number;
 }
 
-/** An entry before the ring numbers it. */
-export type NewEntry = Omit<TimelineEntry, "seq">;
+/**
+ * An entry before the ring numbers it: `push` sets its seq (written 0 first, so that the field leads in every entry's
+ * JSON). Fields left undefined are left out of the answers (JSON), and keep the call entries of one shape.
+ */
+export type NewEntry = TimelineEntry;
 
 // What an entry costs besides its texts and pictures: the object, its numbers, the caller object.
 const ENTRY_OVERHEAD_BYTES = 160;
@@ -57,7 +60,8 @@ export class TimelineRing {
 
   /** Numbers and keeps an entry, letting the oldest go past any bound; answers it. */
   push(entry: NewEntry, now = Date.now()): TimelineEntry {
-    const numbered = { seq: ++this.#lastSeq, ...entry } as TimelineEntry;
+    const numbered = entry;
+    numbered.seq = ++this.#lastSeq;
     const size = entryBytes(entry);
     this.#items.push(numbered);
     this.#sizes.push(size);

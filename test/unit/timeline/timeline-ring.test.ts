@@ -4,7 +4,7 @@ import { entryBytes, TimelineRing, type NewEntry } from "../../../src/timeline/t
 const BOUNDS = { maxEntries: 1_000, maxBytes: 1024 * 1024, maxAgeMs: 60_000 };
 
 function entry(summary: string, at = 1_000): NewEntry {
-  return { at, kind: "console", summary };
+  return { seq: 0, at, kind: "console", summary };
 }
 
 describe("TimelineRing", () => {
