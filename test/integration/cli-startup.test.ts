@@ -61,6 +61,18 @@ describe("tabwire loads only what a command runs (the hub's code stays out of co
     expect(packages(loaded).filter((name) => !CLIENT_PACKAGES.includes(name))).to.deep.equal([]);
   });
 
+  it("tabwire timeline export loads the client, not the hub; tabwire timeline view no package at all", async () => {
+    const { run, loaded } = await tabwireLoading(["timeline", "export", "--target", tab.target], hub.url);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(JSON.parse(run.stdout.split("\n")[0] ?? "")).to.include({ tabwireTimeline: 1, target: tab.target });
+    expect(projectFiles(loaded).filter((file) => !CLIENT_SIDE.test(file))).to.deep.equal([]);
+    expect(packages(loaded).filter((name) => !CLIENT_PACKAGES.includes(name))).to.deep.equal([]);
+    const viewed = await tabwireLoading(["timeline", "view", "/nonexistent/timeline.jsonl"], hub.url);
+    expect(viewed.run.code).to.equal(2);
+    expect(packages(viewed.loaded)).to.deep.equal([]);
+    expect(projectFiles(viewed.loaded).filter((file) => !/^dist\/src\/cli(\.js|\/)/.test(file))).to.deep.equal([]);
+  });
+
   it("tabwire mcp relaying to a running hub does not load the hub (it starts one only when none answers)", async () => {
     const { run, loaded } = await tabwireLoading(["mcp", "--hub", hub.url], hub.url);
     expect(run.code, run.stderr).to.equal(0);
