@@ -89,6 +89,11 @@ export class TabTimelines {
     }
   }
 
+  /** A page went: a timeline `closed` did not keep (a tab never announced, held back while its client was restored) goes. */
+  gone(tabId: string): void {
+    this.#open.delete(tabId);
+  }
+
   /** The tab's timeline, made at its first entry; a new one when the tab changed owner; none for a tab that is gone. */
   #timelineOf(tabId: string): TabTimeline | undefined {
     const clientId = this.#clients.ownerOf(tabId);

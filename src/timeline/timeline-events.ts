@@ -53,6 +53,8 @@ export function watchTimelines(sources: TimelineSources): { download: DownloadLi
   clients.on("tabOpened", opened);
   clients.on("tabClosed", closed);
   browser.on("pageChanged", changed);
+  // After the tab's `tabClosed` (ClientManager listens first): what that did not keep goes.
+  browser.onPageGone((tabId) => timelines.gone(tabId));
   agents.on("activity", activity);
   const stopConsole = console.onPageSaid((tabId, said) => record(tabId, saidEntry(said)));
   const stopNetwork = network.onChange((tabId, request) => {
