@@ -87,14 +87,6 @@ export class TimelineRing {
     return out;
   }
 
-  /** Forgets every entry (the numbering goes on, so a reader's `since` stays valid). */
-  clear(): void {
-    this.#items = [];
-    this.#sizes = [];
-    this.#head = 0;
-    this.#bytes = 0;
-  }
-
   // The front's `at` decides: a call's entry carries its start, so a later entry may be a little older; it goes soon after.
   #dropExpired(now: number): void {
     const oldest = now - this.#bounds.maxAgeMs;

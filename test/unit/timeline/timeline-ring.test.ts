@@ -57,12 +57,4 @@ describe("TimelineRing", () => {
     expect(ring.after(0, 10, { maxBytes: one * 3, now: 1_000 })).to.have.length(3);
     expect(ring.after(0, 10, { maxBytes: 1, now: 1_000 })).to.have.length(1);
   });
-
-  it("clear forgets the entries and goes on numbering", () => {
-    const ring = new TimelineRing(BOUNDS);
-    ring.push(entry("a"), 1_000);
-    ring.clear();
-    expect(ring.size).to.equal(0);
-    expect(ring.push(entry("b"), 1_000).seq).to.equal(2);
-  });
 });
