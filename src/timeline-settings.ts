@@ -10,7 +10,7 @@ export interface TimelineSettings {
   /** How long a closed tab's timeline is still read, and how many closed tabs of one client are kept. */
   closedTtlMs: number;
   closedTabs: number;
-  /** TIMELINE_PICTURES=on: a small JPEG before and after each action (they cost tens of ms an action; bench/README.md). */
+  /** TIMELINE_PICTURES=on: a small JPEG before and after each action (about 0.1 s more an action; bench/README.md). */
   pictures: boolean;
 }
 

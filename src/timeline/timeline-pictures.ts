@@ -4,11 +4,13 @@ import type { Screencasts } from "../events/screencast.js";
 import type { TimelinePicture } from "../protocol/types.js";
 import { imageSizeOfBase64 } from "../runtime/image-size.js";
 
-// A picture is a reminder of the page, not a screenshot: 320 CSS pixels wide at JPEG quality 40 is 3 to 15 KB.
+// A picture is a reminder of the page, not a screenshot: 320 CSS pixels wide at JPEG quality 40 is about 6 KB.
 const PICTURE_WIDTH_PX = 320;
 const PICTURE_QUALITY = 40;
 // A live view's frame is taken as it is when it is no bigger than this (base64 characters); a bigger one is captured anew.
 const MAX_FRAME_CHARS = 32 * 1024;
+// Chrome answers a capture when it has drawn a frame for it (35-50 ms here, the clip and scale a little more): that
+// is most of what a picture costs, and why they are off by default.
 // A picture never holds up a call longer than this: a tab that cannot draw (busy, hidden) just has none.
 const PICTURE_TIMEOUT_MS = 1_000;
 
