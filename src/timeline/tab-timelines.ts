@@ -50,7 +50,7 @@ export class TabTimelines {
     const closed = this.#closedOf(target);
     if (closed && this.#clients.canSee(caller, closed.clientId)) return closed;
     const entry = this.#clients.resolve(target, caller);
-    return this.#timelineOf(entry.tabId) ?? this.#blank(entry);
+    return (this.settings.enabled ? this.#timelineOf(entry.tabId) : undefined) ?? this.#blank(entry);
   }
 
   /** A tab appeared: its timeline starts (with TIMELINE_ENABLED). */

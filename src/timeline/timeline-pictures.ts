@@ -31,14 +31,12 @@ export class TimelinePictures {
   /** A picture of the tab as it is now; `isBefore` allows the live view's last frame. */
   async take(tabId: string, isBefore: boolean): Promise<TimelinePicture | undefined> {
     const frame = isBefore ? this.#screencasts.lastFrame(tabId) : null;
-    if (frame && frame.data.length <= MAX_FRAME_CHARS) {
-      const { width, height } = imageSizeOfBase64(frame.data);
-      return { data: frame.data, width, height };
-    }
     const budget = new Budget(PICTURE_TIMEOUT_MS);
     try {
+      if (frame && frame.data.length <= MAX_FRAME_CHARS) return { data: frame.data, ...sizeOf(frame.data) };
       return await this.#capture(tabId, budget);
     } catch {
+      // A picture is never the call's failure: the entry just has none.
       return undefined;
     } finally {
       budget.dispose();
@@ -57,4 +55,9 @@ export class TimelinePictures {
     );
     return { data: shot.data, width: Math.round(view.clientWidth * scale), height: Math.round(view.clientHeight * scale) };
   }
+}
+
+function sizeOf(jpeg: string): { width: number; height: number } {
+  const { width, height } = imageSizeOfBase64(jpeg);
+  return { width, height };
 }
