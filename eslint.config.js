@@ -20,6 +20,7 @@ const BASICS = [
   "log-file.ts",
   "target-id.ts",
   "tick-cork.ts",
+  "timeline-settings.ts",
   "trace-settings.ts",
   "tracing.ts",
   "version.ts",
@@ -37,6 +38,7 @@ const LAYERS = [
   { target: ["agents"], allow: [...BASICS, "protocol", "rpc", "transport"] },
   { target: ["clients"], allow: [...BASICS, "protocol", "cdp", "agents"] },
   { target: ["events"], allow: [...BASICS, "protocol", "rpc", "cdp", "runtime", "agents", "clients"] },
+  { target: ["timeline"], allow: [...BASICS, "protocol", "rpc", "cdp", "runtime", "agents", "clients", "events"] },
   {
     target: ["services.ts", "metrics.ts", "call-tally.ts", "client-calls.ts"],
     allow: [
@@ -50,6 +52,7 @@ const LAYERS = [
         "agents",
         "clients",
         "events",
+        "timeline",
         "egress",
         "services.ts",
         "metrics.ts",
@@ -60,12 +63,25 @@ const LAYERS = [
   },
   {
     target: ["methods"],
-    allow: [...BASICS, "protocol", "rpc", "cdp", "runtime", "agents", "clients", "events", "egress", "services.ts", "metrics.ts"],
+    allow: [
+      ...BASICS,
+      "protocol",
+      "rpc",
+      "cdp",
+      "runtime",
+      "agents",
+      "clients",
+      "events",
+      "timeline",
+      "egress",
+      "services.ts",
+      "metrics.ts",
+    ],
   },
   {
     target: ["cluster", "http"],
     allow: [
-      ...[...BASICS, "protocol", "rpc", "cdp", "transport", "runtime", "agents", "clients", "events", "egress"],
+      ...[...BASICS, "protocol", "rpc", "cdp", "transport", "runtime", "agents", "clients", "events", "timeline", "egress"],
       ...["services.ts", "metrics.ts"],
     ],
   },

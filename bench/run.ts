@@ -14,6 +14,7 @@ import { connectPerCommandFigure } from "./connect-per-command-figure.js";
 import { consoleFigures } from "./console-figure.js";
 import { contextFigures } from "./contexts-figure.js";
 import { egressFigures } from "./egress-figure.js";
+import { timelineFigures } from "./timeline-figure.js";
 import { tracesFigures } from "./traces-figure.js";
 import { engineFigure } from "./engine-figure.js";
 import { evaluateFigure } from "./evaluate-figure.js";
@@ -92,6 +93,10 @@ function steps(
     ["contexts: what a client's own browser context costs", () => contextFigures(context.cdpUrl, chromePid, context.rounds)],
     ["egress: a page load through a client's egress policy proxy, its CPU and memory", () => egressFigures(context.cdpUrl, context.rounds)],
     ["traces: what a span per call and per CDP command costs an evaluate", () => tracesFigures(context.cdpUrl, context.rounds)],
+    [
+      "timeline: what each tab's timeline costs an evaluate, and what pictures cost a click",
+      () => timelineFigures(context.cdpUrl, context.rounds),
+    ],
     [
       `load: ${LOAD_CONNECTIONS} orchestrators and ${LOAD_CONNECTIONS} idle agents`,
       async () => asTableRows(await loadOnFreshHub(context.cdpUrl)),

@@ -6,7 +6,7 @@ import { COMMAND_HELP, USAGE, wantsHelp } from "./cli/usage.js";
 // such as `tabwire --help` or `tabwire eval` several times the CPU of the command itself.
 const [command, ...rest] = process.argv.slice(2);
 // The commands this file runs itself, besides those of cli/commands.ts.
-const OWN_COMMANDS = ["serve", "mcp", "eval", "audit", "help", "--help", "--version"];
+const OWN_COMMANDS = ["serve", "mcp", "eval", "audit", "timeline", "help", "--help", "--version"];
 const io: CliIo = {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
@@ -27,6 +27,9 @@ if (help !== undefined && wantsHelp(rest)) {
 } else if (command === "audit") {
   const { runAudit } = await import("./cli/audit-command.js");
   process.exitCode = await runAudit(rest, io);
+} else if (command === "timeline") {
+  const { runTimeline } = await import("./cli/timeline-command.js");
+  process.exitCode = await runTimeline(rest, io);
 } else if (command === "--version" || command === "-v") {
   const { HUB_VERSION } = await import("./version.js");
   process.stdout.write(`${HUB_VERSION}\n`);

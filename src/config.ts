@@ -5,6 +5,7 @@ import path from "node:path";
 import dotenv from "dotenv";
 import { readAccessFile } from "./access-file.js";
 import { ConfigError } from "./config-error.js";
+import { timelineSettings, type TimelineSettings } from "./timeline-settings.js";
 import { traceSettings, type TraceSettings } from "./trace-settings.js";
 import {
   boolean,
@@ -125,6 +126,8 @@ export interface Config {
   egressHosts: ReadonlyMap<string, string>;
   /** OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT and the other standard variables); null: off. */
   traces: TraceSettings | null;
+  /** Each tab's timeline (TIMELINE_*): its bounds, and the pictures of actions. */
+  timeline: TimelineSettings;
 }
 
 const LOG_LEVELS = new Set(["error", "warn", "info", "http", "verbose", "debug", "silly"]);
@@ -190,7 +193,7 @@ export function parseConfig(env: Env): Config {
     instanceId: env.INSTANCE_ID ? clientId(env, "INSTANCE_ID", "") : null,
     clusterTtlMs: integer(env, "CLUSTER_TTL_MS", { fallback: 10_000, min: 500, max: 3_600_000 }),
     egressHosts: egressHosts(env),
-    traces: otelSettings(env),
+    ...{ traces: otelSettings(env), timeline: timelineSettings(env) },
   };
   checkSecurity(config);
   return Object.freeze(config);

@@ -59,6 +59,10 @@ import { decideUpgrade, refuseUpgrade } from "./transport/upgrade.js";
 import { DrainGate } from "./rpc/drain-gate.js";
 import { HubDrain, type DrainOutcome } from "./transport/drain.js";
 import { HUB_VERSION, PROTOCOL_VERSION } from "./version.js";
+import { TabTimelines } from "./timeline/tab-timelines.js";
+import { watchTimelines } from "./timeline/timeline-events.js";
+import { TimelineCalls } from "./timeline/timeline-calls.js";
+import { TimelinePictures } from "./timeline/timeline-pictures.js";
 
 /** A running hub. */
 export interface Hub {
@@ -106,11 +110,11 @@ export async function startHub(config: Config): Promise<Hub> {
   if (cluster) services.cluster = cluster;
   const methods = cluster?.methods ?? HUB_METHODS;
   const drain = new HubDrain(new DrainGate(), config.drainTimeoutMs);
-  const observer = drain.gate.observe(services.metrics);
-  const router = new Router({ methods, services, validator, ...config, observer, drain: drain.gate });
+  const [observer, hook] = [drain.gate.observe(services.metrics), timelineHook(config, services)];
+  const router = new Router({ methods, services, validator, ...config, observer, hook, drain: drain.gate });
   // The DevTools client sends its own calls without "jsonrpc". An agent's calls serve the tasks running on it: a drain
   // waits for them and does not refuse them.
-  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer });
+  const agentRouter = new Router({ methods, services, validator, ...config, allowMissingVersion: true, observer, hook });
   const sessions = new UiSessions();
   const policy = accessPolicy(config, sessions);
   const heartbeat = new Heartbeat(config.heartbeatIntervalMs);
@@ -169,6 +173,12 @@ async function stopParts(services: HubServices, abandoned: AbandonWatch): Promis
   await services.browser.stop();
   await services.uploads.removeAll();
   await services.downloads.removeAll();
+}
+
+/** Writes every call on a tab into its timeline (TIMELINE_ENABLED), with pictures of actions (TIMELINE_PICTURES=on). */
+function timelineHook(config: Config, services: HubServices): TimelineCalls {
+  const pictures = config.timeline.pictures ? new TimelinePictures(services.pool, services.screencasts) : null;
+  return new TimelineCalls(services.timelines, pictures);
 }
 
 /** Says at start when the hub lets in more than token holders. */
@@ -261,9 +271,12 @@ function buildServices(config: Config): HubServices {
       matcherOf: (url) => globMatcher(url, { method: "network.route", path: "/url" }),
     });
   const { dataDir, maxDownloadBytes: maxBytes, downloadTtlMs: ttlMs } = config;
-  const notify: DownloadNotice = (clientId, notice) => {
+  const timelines = new TabTimelines(config.timeline, clients);
+  const timelineEvents = watchTimelines({ timelines, browser, clients, console: consoleStream, network, agents });
+  const notify: DownloadNotice = (clientId, notice, tabId) => {
     auditDownload(clientId, notice);
     eventTopics.publish("downloads", clientId, notice);
+    timelineEvents.download(notice, tabId);
   };
   const downloads = new ClientDownloads(browser, clients, { embedded: config.cdpUrl === null, dataDir, maxBytes, ttlMs, notify });
   const persistent = new PersistentClients({
@@ -277,7 +290,7 @@ function buildServices(config: Config): HubServices {
   return {
     ...{ config, browser, pool, clients, agents, console: consoleStream, eventTopics, metrics },
     ...{ uploads, emulation, network, networkStream, routes, downloads, persistent, screencasts: new Screencasts(browser) },
-    egress,
+    ...{ egress, timelines },
   };
 }
 

@@ -12,6 +12,8 @@ let secrets: readonly string[] = [];
 
 // The user:password@ of a URL (CDP_URL, REDIS_URL, or one an error message repeats), whatever the password is.
 const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
+// A name=value pair of a URL's query or fragment.
+const URL_PARAM = /([?#&;])([^=&#;]*)=([^&#;]*)/g;
 // Shorter configured secrets are only redacted inside URLs: replacing every "p" of a line would say nothing.
 const MIN_REDACTED_LENGTH = 6;
 
@@ -21,6 +23,21 @@ export function redact(text: string): string {
   for (const secret of secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   if (out.includes("@") && out.includes("://")) out = out.replace(URL_CREDENTIALS, `$1${REDACTED}@`);
   return out;
+}
+
+/**
+ * A page's URL as the hub shows it where others may read it (a tab's timeline): redacted as log lines are, and the
+ * values of secret-looking query parameters (token, password, api_key...) replaced.
+ */
+export function redactUrl(url: string): string {
+  const out = redact(url);
+  const start = out.search(/[?#]/);
+  if (start < 0 || !SECRET_KEY.test(out.slice(start))) return out;
+  // The fragment too: OAuth's implicit flow puts access_token there.
+  const rest = out
+    .slice(start)
+    .replace(URL_PARAM, (pair, lead: string, name: string) => (SECRET_KEY.test(name) ? `${lead}${name}=${REDACTED}` : pair));
+  return out.slice(0, start) + rest;
 }
 
 function scrub(value: unknown, depth: number): unknown {

@@ -20,6 +20,7 @@ import { HubError } from "./errors.js";
 import type { ConsoleStream } from "./events/console-stream.js";
 import type { EventTopics } from "./events/event-topics.js";
 import type { Screencasts } from "./events/screencast.js";
+import type { TabTimelines } from "./timeline/tab-timelines.js";
 import type { HubMetrics } from "./metrics.js";
 import type { MethodName, Result, ValidatedParams } from "./protocol/types.js";
 import type { CallContext, MethodDefinition, MethodTraits } from "./rpc/method.js";
@@ -52,6 +53,8 @@ export interface HubServices {
   screencasts: Screencasts;
   /** The egress policies of clients (clients.configure {policy}) and the proxies that enforce them. */
   egress: EgressService;
+  /** Each tab's timeline (timeline.get, timeline.export): the calls on it and what its page did. */
+  timelines: TabTimelines;
   /** Cluster (Redis): the whole cluster for the listings; absent when REDIS_URL is unset. */
   cluster?: ClusterView;
 }

@@ -41,6 +41,11 @@ export function isTraceparent(value: unknown): value is string {
   return match !== null && match[1] !== ZERO_TRACE && match[2] !== ZERO_SPAN;
 }
 
+/** The trace id of a W3C `traceparent` this hub understands (its 32 hex digits), else undefined. */
+export function traceIdOf(traceparent: unknown): string | undefined {
+  return isTraceparent(traceparent) ? traceparent.slice(3, 35) : undefined;
+}
+
 /** The context whose span a caller's `traceparent` names (a remote parent), or the root context for none. */
 export function callerContext(traceparent: string | undefined): Context {
   if (traceparent === undefined) return ROOT_CONTEXT;

@@ -38,6 +38,7 @@ export function openAgentPeer<S>(ws: WebSocket, options: AgentPeerOptions<S>): A
     admit: (bytes) => guard.admit(bytes),
   });
   onPeer?.(peer);
+  peer.state.kind = "agent";
   // A paused agent's own calls wait for agent.resume, each within its budget.
   peer.state.gate = (budget) => (handshake?.record ? handshakeOptions.registry.whenResumed(handshake.record, budget) : undefined);
   const socket = {

@@ -20,6 +20,7 @@ Usage:
   tabwire network [list [--url GLOB] [--type T] | get ID [--body] | har]
   tabwire agent run "task"
   tabwire audit verify FILE...   check that audit.log's chained lines were not edited or removed
+  tabwire timeline export --target T [--out FILE]    tabwire timeline view FILE   (offline, no hub)
   tabwire --version   print the version
   tabwire COMMAND --help   the options of one command
 
@@ -67,6 +68,12 @@ Each line carries the hash of the one before it, so a line edited, removed or ad
 after it. Give the files oldest first (audit.log2 audit.log1 audit.log); once the oldest was rotated away, start
 from the head an earlier verify printed: --after HASH. Prints {"ok": true, "lines", "head"} (exit 0), or the file
 and line where the chain breaks (exit 1). The last line's own edit shows once the hub writes the next one.`,
+  timeline: `tabwire timeline: a tab's timeline (docs/protocol.md, "Timelines"), to keep and read later
+  export --target clientId:tabId [--out FILE]   the tab's timeline (timeline.export) as JSON lines, written to
+                             FILE (mode 0600; prints {"ok": true, "path", "entries", "bytes"}) or to stdout
+  view FILE                  an exported timeline as rows: seq, time (UTC), kind, what, outcome, milliseconds;
+                             needs no hub (the tab and the hub may be gone)
+  --hub URL, --token T       the hub, for export (default TABWIRE_URL / TABWIRE_TOKEN)`,
   tabs: `tabwire tabs [list | open URL [--client ID] [--background] [--timeout 30s] | close TARGET | activate TARGET]
   list (default)             the open tabs, each with its target
   open URL                   open a tab (--client ID names its owner; --background leaves it unfocused; --timeout

@@ -10,8 +10,12 @@ import type { ClientManager } from "./client-manager.js";
 
 type DownloadMethod = "download.started" | "download.finished" | "download.removed";
 
-/** What the downloads tell: a download began, ended or went, for the client it belongs to (the downloads topic). */
-export type DownloadNotice = <N extends DownloadMethod>(clientId: string, notice: { method: N; params: Notifications[N] }) => void;
+/** What the downloads tell: a download began (from which tab), ended or went, for the client it belongs to (the downloads topic). */
+export type DownloadNotice = <N extends DownloadMethod>(
+  clientId: string,
+  notice: { method: N; params: Notifications[N] },
+  tabId?: string,
+) => void;
 
 interface Options {
   /** Whether Chrome is the hub's own: only then are its default context's downloads (DEFAULT_CLIENT_ID's) taken. */
@@ -141,7 +145,7 @@ export class ClientDownloads {
     };
     this.#byId.set(event.guid, download);
     const params = { downloadId: event.guid, clientId, url: event.url, filename: download.filename };
-    this.#options.notify(clientId, { method: "download.started", params });
+    this.#options.notify(clientId, { method: "download.started", params }, page.tabId);
   }
 
   async #progressed(event: Protocol.Browser.DownloadProgressEvent): Promise<void> {

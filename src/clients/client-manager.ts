@@ -199,13 +199,11 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
 
   /** The tab a target names, if it exists, belongs to that client and the caller may see it; else TARGET_NOT_FOUND. */
   resolve(target: string, caller: Caller): TabEntry {
-    const { clientId, tabId: named } = parseTarget(target);
+    const { clientId } = parseTarget(target);
     this.#browser.connection();
-    const tabId = this.#aliases.get(formatTarget(clientId, named)) ?? named;
-    const page = this.#browser.page(tabId);
-    if (!page || this.ownerOf(tabId) !== clientId || !this.canSee(caller, clientId)) {
-      throw new HubError("TARGET_NOT_FOUND", `no tab ${target}; list tabs with tabs.list`);
-    }
+    const tabId = this.tabIdOf(target, caller);
+    const page = tabId === undefined ? undefined : this.#browser.page(tabId);
+    if (!page) throw new HubError("TARGET_NOT_FOUND", `no tab ${target}; list tabs with tabs.list`);
     this.users.use(clientId, caller.closed);
     return this.#entry(clientId, page);
   }
@@ -218,6 +216,22 @@ export class ClientManager extends EventEmitter<ClientManagerEvents> {
     } finally {
       this.#closeReasons.delete(tabId);
     }
+  }
+
+  /** Chrome's id of the tab a well-formed target names, if it exists, belongs to that client and the caller may see it. */
+  tabIdOf(target: string, caller: Caller): string | undefined {
+    const { clientId, tabId: named } = parseTarget(target);
+    const tabId = this.#aliases.get(formatTarget(clientId, named)) ?? named;
+    if (this.#browser.page(tabId) === undefined || this.ownerOf(tabId) !== clientId || !this.canSee(caller, clientId)) {
+      return undefined;
+    }
+    return tabId;
+  }
+
+  /** An open tab as tabs.list shows it, by Chrome's id; undefined once it is gone. */
+  entryOf(tabId: string): TabEntry | undefined {
+    const page = this.#browser.page(tabId);
+    return page ? this.#entry(this.ownerOf(tabId), page) : undefined;
   }
 
   /** A new page's owner: its context's client, else its opener's (a popup of a claimed tab), else the default client. */

@@ -117,6 +117,7 @@ export class ForwardedCalls {
       scope: null,
       peer: `${peer} via ${from}`,
       who: `a caller on ${from}`,
+      kind: "cluster",
       inflight: new InflightTable(),
       closed: close.signal,
       // A notification too big to send is dropped, as for a slow reader: the console stream counts it (console.dropped).

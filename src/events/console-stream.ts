@@ -27,6 +27,9 @@ interface Subscription {
   retry: NodeJS.Timeout | null;
 }
 
+/** What a tab's page said: a console message (or exception), or a dialog it opened. */
+export type PageSaid = { kind: "message"; message: ConsoleMessage } | { kind: "dialog"; type: string; message: string; url: string };
+
 /** How often a subscriber that lost messages is offered its console.dropped notice while nothing else is logged. */
 const DROPPED_RETRY_MS = 100;
 
@@ -43,6 +46,7 @@ export class ConsoleStream {
     if (subscription.retry) clearInterval(subscription.retry);
   });
   #droppedTotal = 0;
+  #listeners = new Set<(tabId: string, said: PageSaid) => void>();
 
   constructor(pool: SessionPool, bufferSize: number, bufferBytes = Infinity) {
     this.#bufferSize = bufferSize;
@@ -53,6 +57,12 @@ export class ConsoleStream {
   /** Console messages dropped for slow subscribers since the hub started. */
   get droppedTotal(): number {
     return this.#droppedTotal;
+  }
+
+  /** Calls `listener` with every console message and dialog of every tab, until the function it returns is called. */
+  onPageSaid(listener: (tabId: string, said: PageSaid) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /** Starts streaming a tab's console to a connection; ends when it unsubscribes, closes, or the tab goes. */
@@ -113,12 +123,14 @@ export class ConsoleStream {
       if (logged.timestamp <= replayedBefore) return;
       const message = capMessage(logged);
       buffer.push(message);
+      for (const listener of this.#listeners) listener(tabId, { kind: "message", message });
       for (const subscription of this.#subscriptions.ofTab(tabId)) this.#deliver(subscription, message);
     };
     tab.listen("Runtime.consoleAPICalled", (event) => record(fromConsoleCall(event)));
     tab.listen("Runtime.exceptionThrown", (event) => record(fromException(event)));
     tab.listen("Log.entryAdded", (event) => record(fromLogEntry(event)));
     tab.listen("Page.javascriptDialogOpening", (event) => {
+      for (const listener of this.#listeners) listener(tabId, { kind: "dialog", type: event.type, message: event.message, url: event.url });
       const told = new Set<ConnectionState>();
       for (const { connection, target } of this.#subscriptions.ofTab(tabId)) {
         if (told.has(connection)) continue;

@@ -88,6 +88,11 @@ export class Screencasts {
     return this.#casters.has(tabId);
   }
 
+  /** The newest frame of a tab's live view, if one runs (the timeline's pictures take it rather than a capture). */
+  lastFrame(tabId: string): CastFrame | null {
+    return this.#casters.get(tabId)?.caster.last ?? null;
+  }
+
   /** How many live views a connection holds. */
   countOf(connection: ConnectionState): number {
     return this.#viewers.countOf(connection);

@@ -173,6 +173,7 @@ function httpConnection(request: IncomingMessage, response: ServerResponse, gran
     capabilities: grant.capabilities,
     peer: request.socket.remoteAddress ?? "unknown",
     who: whoOf(grant),
+    kind: "http",
     ...callerTrace(request.headers),
     inflight,
     closed: closed.signal,

@@ -187,7 +187,17 @@ export class ClientTools {
   #connection(inflight: InflightTable, closed: AbortSignal): ConnectionState {
     const { clientId: id } = this;
     const who = `mcp ${this.#grantKey}`;
-    return { id, scope: this.#scope, capabilities: this.#capabilities, peer: this.#peer, who, inflight, closed, notify: () => false };
+    return {
+      id,
+      scope: this.#scope,
+      capabilities: this.#capabilities,
+      peer: this.#peer,
+      who,
+      kind: "mcp",
+      inflight,
+      closed,
+      notify: () => false,
+    };
   }
 }
 

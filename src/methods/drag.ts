@@ -3,7 +3,7 @@ import { TabInput } from "../runtime/input.js";
 import { actOn, defineMethod } from "../services.js";
 
 /** `drag`: presses the mouse on one element, moves to another in steps, and releases there. */
-export const drag = defineMethod("drag", { runs: "tab", needs: "act" }, async (params, call) => {
+export const drag = defineMethod("drag", { runs: "tab", needs: "act", acts: true }, async (params, call) => {
   const from = requiredElementOf(params.from, "drag", "/from");
   const to = requiredElementOf(params.to, "drag", "/to");
   return actOn(call, { target: params.target, method: "drag", changes: params.changes }, async (scope) => {

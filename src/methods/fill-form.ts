@@ -7,7 +7,7 @@ import { actOn, defineMethod } from "../services.js";
  * `fillForm`: fills text fields, checkboxes, radios and selects in one call, in order, once every field was found and
  * checked to take its value: a form with one wrong field is left as it was.
  */
-export const fillForm = defineMethod("fillForm", { runs: "tab", needs: "act" }, async (params, call) => {
+export const fillForm = defineMethod("fillForm", { runs: "tab", needs: "act", acts: true }, async (params, call) => {
   const fields = params.fields.map((field, index) => {
     const element = referencedElementOf(field, "fillForm", `/fields/${index}`);
     return { element, value: field.value, index };

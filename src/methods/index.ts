@@ -57,6 +57,8 @@ import { tabsList } from "./tabs-list.js";
 import { tabsOpen } from "./tabs-open.js";
 import { tabsReload } from "./tabs-reload.js";
 import { tabsStop } from "./tabs-stop.js";
+import { timelineExport } from "./timeline-export.js";
+import { timelineGet } from "./timeline-get.js";
 import { type } from "./type.js";
 import { upload } from "./upload.js";
 import { waitFor } from "./wait-for.js";
@@ -95,6 +97,8 @@ export const METHODS: { readonly [M in MethodName]: HubMethod<M> } = {
   "network.unsubscribe": networkUnsubscribe,
   "network.get": networkGet,
   "network.har": networkHar,
+  "timeline.get": timelineGet,
+  "timeline.export": timelineExport,
   "network.route": networkRoute,
   "network.unroute": networkUnroute,
   "network.conditions": networkConditions,

@@ -3,7 +3,7 @@ import { checkUrlAllowed } from "../runtime/url-policy.js";
 import { acquireTab, defineMethod, shownPage } from "../services.js";
 
 /** `navigate`: loads a URL in the tab and answers with where it ended up. */
-export const navigate = defineMethod("navigate", { runs: "tab", needs: "act", changesListings: true }, async (params, call) => {
+export const navigate = defineMethod("navigate", { runs: "tab", needs: "act", acts: true, changesListings: true }, async (params, call) => {
   checkUrlAllowed(params.url, call.services.config);
   const { entry, tab } = await acquireTab(call, params.target);
   const since = Date.now();

@@ -6,7 +6,7 @@ import { parseChord } from "../runtime/keys.js";
 import { actOn, defineMethod } from "../services.js";
 
 /** `press`: presses a key or a chord (`Control+A`), on an element (focused first) or where the focus is. */
-export const press = defineMethod("press", { runs: "tab", needs: "act" }, async (params, call) => {
+export const press = defineMethod("press", { runs: "tab", needs: "act", acts: true }, async (params, call) => {
   const chord = parseChord(params.key);
   if (typeof chord === "string") {
     throw new HubError("INVALID_PARAMS", `invalid params for press: ${chord}`, { errors: [{ path: "/key", message: chord }] });

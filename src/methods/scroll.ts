@@ -9,7 +9,7 @@ const SCROLL_INTO_VIEW = `function () {
 const VIEWPORT_CENTRE = "({ x: innerWidth / 2, y: innerHeight / 2 })";
 
 /** `scroll`: an element into view, or the mouse wheel by deltas at an element, a point or the viewport's centre. */
-export const scroll = defineMethod("scroll", { runs: "tab", needs: "act" }, async (params, call) => {
+export const scroll = defineMethod("scroll", { runs: "tab", needs: "act", acts: true }, async (params, call) => {
   const element = elementOf(params, "scroll");
   const delta = { x: params.deltaX, y: params.deltaY };
   return actOn(call, { target: params.target, method: "scroll", changes: params.changes }, async (scope) => {

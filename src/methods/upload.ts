@@ -10,7 +10,7 @@ const FILE_INPUT = `function (count) {
 }`;
 
 /** `upload`: writes the caller's files to the hub's upload folder and sets them on a file input. */
-export const upload = defineMethod("upload", { runs: "tab", needs: "act" }, async (params, call) => {
+export const upload = defineMethod("upload", { runs: "tab", needs: "act", acts: true }, async (params, call) => {
   const element = referencedElementOf(params, "upload");
   const files = params.files.map((file) => ({ name: file.name, data: Buffer.from(file.data, "base64") }));
   return actOn(call, { target: params.target, method: "upload", changes: params.changes }, async (scope) => {

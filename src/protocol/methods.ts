@@ -37,6 +37,8 @@ interface MethodDefaults {
   "network.unsubscribe": never;
   "network.get": never;
   "network.har": never;
+  "timeline.get": "since" | "limit";
+  "timeline.export": never;
   "network.route": never;
   "network.unroute": never;
   "network.conditions": never;
@@ -121,6 +123,8 @@ export const METHOD_NAMES = [
   "network.unsubscribe",
   "network.get",
   "network.har",
+  "timeline.get",
+  "timeline.export",
   "network.route",
   "network.unroute",
   "network.conditions",

@@ -288,6 +288,24 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
     /** As screencast.start gave it. */
     subscriptionId: string;
   };
+  /** `timeline.get`: A tab's timeline: the calls on it and what its page did, in order. */
+  "timeline.get": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** Only entries after this seq (default 0: from the oldest kept). */
+    since?: number;
+    /** At most this many entries. */
+    limit?: number;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
+  /** `timeline.export`: A tab's timeline as one self-contained file (JSON lines) to read later. */
+  "timeline.export": {
+    /** Composite `clientId:tabId`, as tabs.list gives it */
+    target: Target;
+    /** Whole budget of the call, end to end (default DEFAULT_TIMEOUT_MS = 30000, at most MAX_TIMEOUT_MS) */
+    timeoutMs?: TimeoutMs;
+  };
   /** `agent.run`: Runs a task on the tab's DevTools agent and returns the agent's result unchanged. */
   "agent.run": {
     /** Composite `clientId:tabId` the agent registered as (clients.list shows it; an agent that registered without a tab is `base:default`). */

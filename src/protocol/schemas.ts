@@ -290,3 +290,42 @@ export interface BlockedBy {
   policy: string;
   rule: string;
 }
+
+/** A small JPEG of the tab's viewport (TIMELINE_PICTURES=on), base64. */
+export interface TimelinePicture {
+  /** The JPEG, base64. */
+  data: string;
+  width: number;
+  height: number;
+}
+
+/** One step of a tab's timeline: a call on the tab, or something the page or the hub did. */
+export interface TimelineEntry {
+  /** Its place in the tab's timeline, from 1, without gaps (entries past the bounds are gone from the front). */
+  seq: number;
+  /** When, in milliseconds since the epoch: a call's start, an event's arrival. */
+  at: number;
+  kind: "call" | "navigation" | "console" | "exception" | "network" | "dialog" | "download" | "agent" | "tab";
+  /** A short line for people: the method and what it acted on, the request, the message. Never a typed value, cookie value, header or token. */
+  summary: string;
+  /** A call's method; a request's HTTP method. */
+  method?: string;
+  /** Who made a call: the kind of connection, and who it acts for as audit.log names it (a token's id, never the token). */
+  caller?: {
+    kind: "rpc" | "http" | "mcp" | "agent" | "cluster";
+    who: string;
+  };
+  /** A call's outcome: `ok` or its error's name (TIMEOUT...). */
+  outcome?: string;
+  durationMs?: number;
+  /** The caller's W3C trace id, when the call had a traceparent. */
+  traceId?: string;
+  /** A navigation's, request's or download's URL, with credentials and secret-looking query values redacted. */
+  url?: string;
+  /** A request's HTTP status (0: it failed). */
+  status?: number;
+  /** A console message's level. */
+  level?: string;
+  before?: TimelinePicture;
+  after?: TimelinePicture;
+}

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { auditCall, type AuditedCall } from "../log.js";
-import { isTraceparent } from "../tracing.js";
+import { traceIdOf } from "../tracing.js";
 import type { ConnectionState } from "./method.js";
 
 // Params that carry code the page runs: audit.log keeps their hash, never the code.
@@ -30,6 +30,7 @@ export function auditCallOf(
   }
   // The call's own traceparent, else its connection's; one the router refused is not the caller's trace.
   const traceparent = params !== undefined && "traceparent" in params ? params.traceparent : connection.traceparent;
-  if (isTraceparent(traceparent)) line.traceId = traceparent.slice(3, 35);
+  const traceId = traceIdOf(traceparent);
+  if (traceId !== undefined) line.traceId = traceId;
   auditCall(line);
 }

@@ -25,6 +25,8 @@ export interface ConnectionState {
   bufferedBytes?: () => number;
   /** Holds a call until the connection may act again (an agent an operator paused), within the call's budget; undefined when it may now. */
   gate?: (budget: Budget) => Promise<void> | undefined;
+  /** The kind of door it came in by, for the tabs' timelines: absent is an /rpc WebSocket. */
+  kind?: "rpc" | "http" | "mcp" | "agent" | "cluster";
   /** The W3C `traceparent` the caller gave at the WebSocket upgrade (or an HTTP request's): its calls' spans are its children. */
   traceparent?: string;
   /** /rpc connections that asked for resume: takes over the dropped session `session` if the caller may (session.resume). */
@@ -65,6 +67,10 @@ export interface MethodTraits {
    * `connection` for calls that concern only the caller's own connection (ping, cancel, unsubscribing, resuming).
    */
   needs: Need;
+  /** It acts on the page as a user would (a click, typing, a navigation): with TIMELINE_PICTURES=on its timeline entry gets a picture before and after. */
+  acts?: boolean;
+  /** It reads the tabs' timelines: its calls are not written into them (a reader polling would push the steps out). */
+  unrecorded?: boolean;
   /** It changes nothing (a listing, a read of a page, a subscription): not written to audit.log, as every other call is. */
   reads?: boolean;
 }

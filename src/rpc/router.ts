@@ -15,6 +15,7 @@ import {
   type RequestItem,
 } from "./envelope.js";
 import { auditCallOf } from "./call-audit.js";
+import type { CallHook } from "./call-hook.js";
 import type { DrainGate } from "./drain-gate.js";
 import type { CallContext, ConnectionState, MethodDefinition } from "./method.js";
 import { MAX_PARAMS_DEPTH, nestingOf } from "./nesting.js";
@@ -33,6 +34,8 @@ export interface RouterOptions<S> {
   maxTimeoutMs: number;
   allowMissingVersion?: boolean;
   observer?: CallObserver;
+  /** Told of each call on its way in and out (the tabs' timelines). */
+  hook?: CallHook;
   /** While it drains, the calls of new frames are refused (OVERLOADED with `data.draining`); `cancel` still stops a running one. */
   drain?: DrainGate;
 }
@@ -47,6 +50,7 @@ export interface CallObserver {
 
 // A handler that overruns its budget is answered anyway this long after the deadline (docs/protocol.md allows 250 ms).
 const ANSWER_GRACE_MS = 220;
+const NO_PARAMS: readonly string[] = [];
 const CODE_NAMES = new Map<number, ErrorName>(Object.entries(ErrorCode).map(([name, code]) => [code, name as ErrorName]));
 
 /**
@@ -63,6 +67,10 @@ export class Router<S> {
   #reads = new Set<string>();
   // What each method needs of the caller's token (its `needs` trait).
   #needs = new Map<string, Need>();
+  // Methods whose traits say they act on the page as a user would (the timeline's pictures).
+  #acts = new Set<string>();
+  // Methods the hook is not told of (the timelines' own reads).
+  #unrecorded = new Set<string>();
   #rates = new WeakMap<ConnectionState, RateLimit>();
 
   constructor(options: RouterOptions<S>) {
@@ -75,6 +83,8 @@ export class Router<S> {
       );
       if (method.traits.unlimited) this.#unlimited.add(method.name);
       if (method.traits.reads) this.#reads.add(method.name);
+      if (method.traits.acts) this.#acts.add(method.name);
+      if (method.traits.unrecorded) this.#unrecorded.add(method.name);
       this.#needs.set(method.name, method.traits.needs);
     }
     this.#server.mapErrorToJSONRPCErrorResponse = wireErrorOf;
@@ -138,7 +148,12 @@ export class Router<S> {
       const done = connection.inflight.add(item.id, budget);
       this.#options.observer?.running(1);
       const call: CallContext<S> = { services: this.#options.services, connection, budget, id: item.id };
+      const traceparent = checked.traceparent ?? connection.traceparent;
+      const { method } = item;
+      const hook = this.#unrecorded.has(method) ? undefined : this.#options.hook;
+      const hooked = hook?.begin({ method, ...checked, connection, acts: this.#acts.has(method), traceparent });
       try {
+        if (hooked?.ready) await hooked.ready;
         // Awaited here rather than in an async function of its own: each step a call chains is CPU on the hot path.
         const answer = isTracing() ? this.#traced(item, checked, call) : this.#run(item, checked.params, call);
         response = (await answer) ?? { jsonrpc: "2.0", id, result: null };
@@ -150,6 +165,8 @@ export class Router<S> {
         done();
         this.#options.observer?.running(-1);
       }
+      const ending = hooked?.end(outcomeOf(response), performance.now() - started);
+      if (ending) await ending;
     }
     this.#record(item, response, { connection, durationMs: performance.now() - started });
     return finish(item.id === undefined ? null : response);
@@ -275,6 +292,8 @@ export class Router<S> {
         },
       );
     }
+    // Read before the schema fills in its defaults, and only for a hook (the timelines): a call pays for no more.
+    const sent = this.#options.hook ? Object.keys(params) : NO_PARAMS;
     this.#options.validator.validate(item.method, params, values);
     const { maxTimeoutMs } = this.#options;
     if (typeof params.timeoutMs === "number" && params.timeoutMs > maxTimeoutMs) {
@@ -282,13 +301,15 @@ export class Router<S> {
         errors: [{ path: "/timeoutMs", message: `must be at most ${maxTimeoutMs}` }],
       });
     }
-    return traceparent === undefined ? { params } : { params, traceparent };
+    return traceparent === undefined ? { params, sent } : { params, sent, traceparent };
   }
 }
 
 /** A request's params as its method's schema sees them, and the caller's W3C trace context if it gave one. */
 interface Checked {
   params: Record<string, unknown>;
+  /** The names of the params the caller gave, before the schema's defaults (for the router's hook). */
+  sent: readonly string[];
   traceparent?: string;
 }
 

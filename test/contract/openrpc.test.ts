@@ -117,9 +117,11 @@ describe("contract: protocol/tabwire.openrpc.json against the handlers and the e
   });
 });
 
-describe("contract: .env.example lists every variable src/config.ts reads", () => {
+describe("contract: .env.example lists every variable src/config.ts reads (itself or through timeline-settings.ts)", () => {
   it("has the same names, no more and no fewer", () => {
-    const source = readFileSync(new URL("../../../src/config.ts", import.meta.url), "utf8");
+    const source = ["config.ts", "timeline-settings.ts"]
+      .map((file) => readFileSync(new URL(`../../../src/${file}`, import.meta.url), "utf8"))
+      .join("\n");
     const read = new Set([...source.matchAll(/env(?:\.|, ")([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]));
     const example = readFileSync(new URL("../../../.env.example", import.meta.url), "utf8");
     const listed = new Set([...example.matchAll(/^([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]));

@@ -6,10 +6,10 @@ import { closeTab, openTab, type OpenedTab } from "../support/tabs.js";
 import { connect, sharedHub } from "../support/test-hub.js";
 
 // What a command that talks to a running hub may load: the command line, the client and the protocol's names, the
-// settings it reads (config and its helpers, ACCESS_FILE's host reader in egress-rules, the error table); and of
-// packages, ws, json-rpc-2.0 and dotenv.
+// settings it reads (config and its helpers, the trace and timeline settings among them, ACCESS_FILE's host reader
+// in egress-rules, the error table); and of packages, ws, json-rpc-2.0 and dotenv.
 const CLIENT_SIDE =
-  /^dist\/src\/(cli\.js|cli\/|client\/|protocol\/|(config|config-error|config-values|access-file|egress-rules|capabilities|trace-settings|errors|target-id)\.js$)/;
+  /^dist\/src\/(cli\.js|cli\/|client\/|protocol\/|(config|config-error|config-values|access-file|egress-rules|capabilities|trace-settings|timeline-settings|errors|target-id)\.js$)/;
 const CLIENT_PACKAGES = ["dotenv", "json-rpc-2.0", "ws"];
 
 const projectFiles = (loaded: string[]): string[] => loaded.filter((name) => name.startsWith("dist/"));
@@ -59,6 +59,18 @@ describe("tabwire loads only what a command runs (the hub's code stays out of co
     expect((json(run.stdout) as { tabs: { target: string }[] }).tabs.map((t) => t.target)).to.include(tab.target);
     expect(projectFiles(loaded).filter((file) => !CLIENT_SIDE.test(file))).to.deep.equal([]);
     expect(packages(loaded).filter((name) => !CLIENT_PACKAGES.includes(name))).to.deep.equal([]);
+  });
+
+  it("tabwire timeline export loads the client, not the hub; tabwire timeline view no package at all", async () => {
+    const { run, loaded } = await tabwireLoading(["timeline", "export", "--target", tab.target], hub.url);
+    expect(run.code, run.stderr).to.equal(0);
+    expect(JSON.parse(run.stdout.split("\n")[0] ?? "")).to.include({ tabwireTimeline: 1, target: tab.target });
+    expect(projectFiles(loaded).filter((file) => !CLIENT_SIDE.test(file))).to.deep.equal([]);
+    expect(packages(loaded).filter((name) => !CLIENT_PACKAGES.includes(name))).to.deep.equal([]);
+    const viewed = await tabwireLoading(["timeline", "view", "/nonexistent/timeline.jsonl"], hub.url);
+    expect(viewed.run.code).to.equal(2);
+    expect(packages(viewed.loaded)).to.deep.equal([]);
+    expect(projectFiles(viewed.loaded).filter((file) => !/^dist\/src\/cli(\.js|\/)/.test(file))).to.deep.equal([]);
   });
 
   it("tabwire mcp relaying to a running hub does not load the hub (it starts one only when none answers)", async () => {

@@ -163,6 +163,8 @@ describe("security (real hubs, real Chromium)", function () {
         "network.list": {},
         "network.get": { requestId: "1" },
         "network.har": {},
+        "timeline.get": {},
+        "timeline.export": {},
         "network.route": { url: "**", action: "block" },
         "network.subscribe": {},
         "screencast.start": { maxFps: 1 },

@@ -17,6 +17,21 @@ describe("config", () => {
     expect(Object.isFrozen(config)).to.equal(true);
   });
 
+  it("keeps tabs' timelines by default within the documented bounds, pictures off; a bad TIMELINE_* value is named", () => {
+    expect(parseConfig({}).timeline).to.deep.equal({
+      enabled: true,
+      maxEntries: 5_000,
+      maxBytes: 2 * 1024 * 1024,
+      maxAgeMs: 3_600_000,
+      closedTtlMs: 600_000,
+      closedTabs: 20,
+      pictures: false,
+    });
+    expect(parseConfig({ TIMELINE_PICTURES: "on", TIMELINE_ENABLED: "false" }).timeline).to.include({ pictures: true, enabled: false });
+    expect(() => parseConfig({ TIMELINE_PICTURES: "yes" })).to.throw(/TIMELINE_PICTURES.*off, on/);
+    expect(() => parseConfig({ TIMELINE_MAX_BYTES: "10" })).to.throw(/TIMELINE_MAX_BYTES/);
+  });
+
   it("parses scoped tokens", () => {
     const config = parseConfig({ HUB_TOKEN: "root-token-1", HUB_TOKENS: "aaaaaaaa,bbbbbbbb:x|y", AUTH_KEY: "agent-key-1" });
     expect(config.tokens.map((t) => [t.token, t.scope && [...t.scope]])).to.deep.equal([

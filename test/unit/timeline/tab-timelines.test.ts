@@ -1,0 +1,112 @@
+import { expect } from "chai";
+import type { ClientManager, TabEntry } from "../../../src/clients/client-manager.js";
+import { HubError } from "../../../src/errors.js";
+import { TabTimelines } from "../../../src/timeline/tab-timelines.js";
+import { timelineSettings } from "../../../src/timeline-settings.js";
+
+/** The part of ClientManager the timelines ask: tabs by id, their owners, and who may see which client. */
+function fakeClients(): { clients: ClientManager; tabs: Map<string, string> } {
+  const tabs = new Map<string, string>();
+  const entry = (tabId: string): TabEntry | undefined => {
+    const clientId = tabs.get(tabId);
+    return clientId === undefined
+      ? undefined
+      : {
+          target: `${clientId}:${tabId}`,
+          clientId,
+          tabId,
+          url: "https://shop.example/?token=abc",
+          title: "",
+          agent: null,
+          activatedAt: null,
+        };
+  };
+  const canSee = (caller: { scope: ReadonlySet<string> | null }, clientId: string): boolean =>
+    caller.scope === null || caller.scope.has(clientId);
+  const tabIdOf = (target: string, caller: { scope: ReadonlySet<string> | null }): string | undefined => {
+    const [clientId = "", tabId = ""] = target.split(":");
+    return tabs.get(tabId) === clientId && canSee(caller, clientId) ? tabId : undefined;
+  };
+  const clients = {
+    ownerOf: (tabId: string) => tabs.get(tabId) ?? "local",
+    entryOf: entry,
+    canSee,
+    tabIdOf,
+    resolve: (target: string, caller: { scope: ReadonlySet<string> | null }) => {
+      const tabId = tabIdOf(target, caller);
+      const found = tabId === undefined ? undefined : entry(tabId);
+      if (!found) throw new HubError("TARGET_NOT_FOUND", `no tab ${target}; list tabs with tabs.list`);
+      return found;
+    },
+  };
+  return { clients: clients as unknown as ClientManager, tabs };
+}
+
+const ALPHA = { scope: new Set(["alpha"]) };
+const BETA = { scope: new Set(["beta"]) };
+const note = (summary: string) => ({ seq: 0, at: Date.now(), kind: "console" as const, summary });
+
+describe("TabTimelines", () => {
+  it("keeps a tab's entries for its own client only, its URL redacted; another client's read is TARGET_NOT_FOUND", () => {
+    const { clients, tabs } = fakeClients();
+    tabs.set("T1", "alpha");
+    const timelines = new TabTimelines(timelineSettings({}), clients);
+    timelines.record("T1", note("hello"));
+    const read = timelines.read("alpha:T1", ALPHA);
+    expect(read.ring.after(0, 10).map((e) => e.summary)).to.deep.equal(["hello"]);
+    expect(read.url).to.equal("https://shop.example/?token=[redacted]");
+    expect(() => timelines.read("alpha:T1", BETA)).to.throw(HubError, /no tab alpha:T1/);
+    expect(timelines.forCall("alpha:T1", BETA)).to.equal(undefined);
+  });
+
+  it("starts a new timeline when the tab changes owner: the old owner's entries are not handed on", () => {
+    const { clients, tabs } = fakeClients();
+    tabs.set("T1", "local");
+    const timelines = new TabTimelines(timelineSettings({}), clients);
+    timelines.record("T1", note("before the claim"));
+    tabs.set("T1", "agent-x");
+    timelines.record("T1", note("after"));
+    expect(
+      timelines
+        .read("agent-x:T1", { scope: null })
+        .ring.after(0, 10)
+        .map((e) => e.summary),
+    ).to.deep.equal(["after"]);
+  });
+
+  it("keeps closed tabs' timelines, the newest TIMELINE_CLOSED_TABS of each client, for their owner only", () => {
+    const { clients, tabs } = fakeClients();
+    const timelines = new TabTimelines(timelineSettings({ TIMELINE_CLOSED_TABS: "2" }), clients);
+    for (const [tabId, clientId] of [
+      ["A", "alpha"],
+      ["B", "alpha"],
+      ["C", "alpha"],
+      ["D", "beta"],
+    ] as const) {
+      tabs.set(tabId, clientId);
+      timelines.record(tabId, note(tabId));
+      const entry = clients.entryOf(tabId)!;
+      tabs.delete(tabId);
+      timelines.closed(entry);
+    }
+    expect(() => timelines.read("alpha:A", ALPHA)).to.throw(HubError);
+    expect(timelines.read("alpha:B", ALPHA).isClosed).to.equal(true);
+    expect(
+      timelines
+        .read("alpha:C", ALPHA)
+        .ring.after(0, 10)
+        .map((e) => e.summary),
+    ).to.deep.equal(["C"]);
+    expect(timelines.read("beta:D", BETA).ring.size).to.equal(1);
+    expect(() => timelines.read("beta:D", ALPHA)).to.throw(HubError, /no tab beta:D/);
+  });
+
+  it("records nothing with TIMELINE_ENABLED=false, and reads an open tab's as empty", () => {
+    const { clients, tabs } = fakeClients();
+    tabs.set("T1", "alpha");
+    const timelines = new TabTimelines(timelineSettings({ TIMELINE_ENABLED: "false" }), clients);
+    timelines.record("T1", note("hello"));
+    expect(timelines.forCall("alpha:T1", ALPHA)).to.equal(undefined);
+    expect(timelines.read("alpha:T1", ALPHA).ring.size).to.equal(0);
+  });
+});
