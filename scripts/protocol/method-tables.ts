@@ -20,7 +20,7 @@ export function groupOf(method: DocMethod): string {
 }
 
 /** The section name of a group's table (`methods: Hub and tabs`). */
-export function tableSection(group: string): string {
+function tableSection(group: string): string {
   return `methods: ${group}`;
 }
 
