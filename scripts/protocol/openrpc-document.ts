@@ -26,6 +26,8 @@ export interface DocMethod {
   result: { name: string; schema: Schema };
   errors?: { $ref: string }[];
   examples?: DocExample[];
+  /** Its group: one tag, naming the subsection of docs/protocol.md section 5 that lists it (`npm run gen` writes the table). */
+  tags?: { name: string }[];
   /** How the method is offered as an MCP tool, with its texts for a model; absent: it is not one. */
   "x-mcp"?: McpEntry;
 }

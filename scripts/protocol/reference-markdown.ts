@@ -11,6 +11,7 @@ export interface ReferenceTraits {
   subscription?: string;
   unlimited?: boolean;
   needs: string;
+  reads?: boolean;
 }
 
 const RUNS: Record<string, string> = {
@@ -82,6 +83,7 @@ function methodSection(method: DocMethod, traits: ReferenceTraits, doc: OpenRpcD
   if (traits.subscription === "closes") notes.push("ends a subscription");
   if (traits.subscription === "topics") notes.push("sets the connection's event topics");
   if (traits.unlimited) notes.push("never counts against RATE_LIMIT_PER_SEC");
+  if (!traits.reads) notes.push("every call is written to `audit.log`");
   notes.push(
     traits.needs === "connection"
       ? "needs no capability (it concerns the caller's own connection)"
@@ -209,11 +211,13 @@ function defaultOf(schema: Schema, doc: OpenRpcDocument): string {
   return value === undefined ? "" : `\`${JSON.stringify(value)}\``;
 }
 
-function cell(text: string): string {
+/** A text fit for one cell of a Markdown table. */
+export function cell(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("\n", " ");
 }
 
-function anchor(heading: string): string {
+/** The anchor GitHub gives a heading of the page (`` `tabs.open` `` is `tabsopen`). */
+export function anchor(heading: string): string {
   return heading
     .toLowerCase()
     .replace(/[^a-z0-9 -]/g, "")

@@ -36,7 +36,7 @@ export interface MethodParams extends ActionMethodParams, EnvironmentMethodParam
   "tabs.open": {
     /** The base client the tab belongs to (default: the token's first scoped client when the token is scoped, else DEFAULT_CLIENT_ID). */
     clientId?: ClientId;
-    /** The page to load (http, https, about, data; other schemes only when ALLOW_URL_SCHEMES names them; javascript: never while EVALUATE_ENABLED=false). A refused scheme is FORBIDDEN; a URL Chrome cannot parse (`http://`, a port past 65535) is INVALID_PARAMS at `/url` (with `waitUntil: "none"` tabs.open answers before Chrome has parsed it: such a URL opens a tab without an error). */
+    /** The page to load (http, https, about, data; other schemes only when ALLOW_URL_SCHEMES names them; javascript: never while EVALUATE_ENABLED=false). A refused scheme is FORBIDDEN; a URL Chrome cannot parse (`http://`, a port past 65535) is INVALID_PARAMS at `/url`, and the tab it opened is closed again (with `waitUntil: "none"` tabs.open answers before Chrome has parsed it: such a URL opens a tab without an error). */
     url?: string;
     /** Open the tab without bringing it to the front. */
     background?: boolean;

@@ -1,6 +1,9 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { expect } from "chai";
+import { generatedPages, regenerated } from "../../scripts/protocol/doc-sections.js";
+import { withSections } from "../../scripts/protocol/generated-sections.js";
+import { groupOf } from "../../scripts/protocol/method-tables.js";
 import { INDEX_PATH, methodsIndex } from "../../scripts/protocol/methods-index.js";
 import { readDocument } from "../../scripts/protocol/openrpc-document.js";
 import { PROTOCOL_DIR, protocolModules } from "../../scripts/protocol/protocol-types.js";
@@ -28,6 +31,28 @@ describe("contract: what is generated from the OpenRPC document is in step with 
   it(`${REFERENCE_PATH} is what npm run gen writes from the document and the methods' traits`, () => {
     const generated = referenceMarkdown(doc, (name) => METHODS[name as keyof typeof METHODS].traits);
     expect(onDisk(REFERENCE_PATH) === generated, `${REFERENCE_PATH} differs from the document: run npm run gen`).to.equal(true);
+  });
+
+  const traitsOf = (name: string) => METHODS[name as keyof typeof METHODS].traits;
+  for (const page of generatedPages(doc, traitsOf)) {
+    it(`${page.path}'s generated sections (${Object.keys(page.sections).join("; ")}) are what npm run gen writes`, () => {
+      const text = onDisk(page.path);
+      expect(regenerated(page, text) === text, `${page.path} differs from the document: run npm run gen`).to.equal(true);
+    });
+  }
+
+  it("a generated section that is stale, missing or unknown is caught", () => {
+    const page = "<!-- generated: tools -->`a`<!-- /generated: tools -->";
+    expect(withSections("page.md", page, { tools: "`a`" })).to.equal(page);
+    expect(withSections("page.md", page, { tools: "`a`, `b`" })).to.not.equal(page);
+    expect(() => withSections("page.md", page, { tools: "`a`", hints: "" })).to.throw(/no place for <!-- generated: hints -->/);
+    expect(() => withSections("page.md", page, {})).to.throw(/writes no section named tools/);
+    expect(() => withSections("page.md", "<!-- generated: tools -->", { tools: "" })).to.throw(/closes tools/);
+  });
+
+  it("every method is in one group of docs/protocol.md section 5 (its one OpenRPC tag)", () => {
+    for (const method of doc.methods) expect(groupOf(method), method.name).to.be.a("string").and.not.equal("");
+    expect(() => groupOf({ ...doc.methods[0]!, tags: [] })).to.throw(/needs one tag/);
   });
 
   it("each method's traits fit its params and result", () => {

@@ -16,7 +16,9 @@ export function requireChromium(): void {
 
 /**
  * Starts a real hub on a loopback port 0 with an embedded headless Chromium; `env` overrides settings. Unless `env`
- * names one, the hub has a DATA_DIR of its own (two hubs must not share one), removed when it stops.
+ * names one, the hub has a DATA_DIR of its own (two hubs must not share one), removed when it stops. A hub with
+ * tokens (HUB_TOKEN, HUB_TOKENS or ACCESS_FILE) refuses to start without an agent key (a ConfigError): give `AUTH_KEY`
+ * with them, `startTestHub({ HUB_TOKENS: "token-a:alpha", AUTH_KEY: "test-agent-key" })`.
  */
 export async function startTestHub(env: Record<string, string> = {}): Promise<Hub> {
   requireChromium();
@@ -57,12 +59,15 @@ export async function stopSharedHub(): Promise<void> {
   await hub.stop();
 }
 
-/** Connects a test client to a hub's /rpc. */
+/** Connects a test client to a hub's /rpc; it checks every answer and notification against the OpenRPC document. */
 export function connect(hub: Hub, options?: ConnectOptions): Promise<TestRpcClient> {
   return TestRpcClient.connect(hub.url, options);
 }
 
-/** Connects the typed client to a hub's /rpc; it does not reconnect unless asked, so a dropped socket fails the test. */
+/**
+ * Connects the typed client (`tabwire/client`) to a hub's /rpc, to test what a user of the client sees; it checks no
+ * answer against the document. It does not reconnect unless asked, so a dropped socket fails the test.
+ */
 export function connectClient(hub: Hub, options: Omit<TabwireClientOptions, "url"> = {}): Promise<TabwireClient> {
   return TabwireClient.connect({ url: hub.url, reconnect: false, ...options });
 }
