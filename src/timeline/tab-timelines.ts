@@ -17,7 +17,8 @@ export interface TabTimeline {
 
 /**
  * Every tab's timeline (timeline.get, timeline.export), kept by the hub from the tab's first event to its close, then
- * for TIMELINE_CLOSED_TTL_MS more (the newest TIMELINE_CLOSED_TABS closed tabs of each client). A tab whose owner
+ * for TIMELINE_CLOSED_TTL_MS more (the newest TIMELINE_CLOSED_TABS closed tabs of each client, and hub-wide at most
+ * TIMELINE_CLOSED_TABS times TIMELINE_MAX_BYTES together, so that clients that come and go cannot pile them up). A tab whose owner
  * changes (an agent claims a tab of Chrome's default context) starts a new timeline: the old owner's is not handed on.
  */
 export class TabTimelines {
@@ -26,6 +27,9 @@ export class TabTimelines {
   #open = new Map<string, TabTimeline>();
   /** Closed tabs' timelines by target, each client's oldest first. */
   #closed = new Map<string, Map<string, { timeline: TabTimeline; timer: NodeJS.Timeout }>>();
+  /** Every kept closed timeline's client by target, oldest closed first, and their bytes together. */
+  #closedOrder = new Map<string, string>();
+  #closedBytes = 0;
 
   constructor(settings: TimelineSettings, clients: ClientManager) {
     this.settings = settings;
@@ -83,10 +87,21 @@ export class TabTimelines {
     const timer = setTimeout(() => this.#forget(entry.clientId, entry.target), closedTtlMs);
     timer.unref();
     kept.set(entry.target, { timeline, timer });
+    this.#closedOrder.set(entry.target, entry.clientId);
+    this.#closedBytes += timeline.ring.bytes;
     for (const [target] of kept) {
       if (kept.size <= closedTabs) break;
       this.#forget(entry.clientId, target);
     }
+    for (const [target, clientId] of this.#closedOrder) {
+      if (this.#closedBytes <= closedTabs * this.settings.maxBytes || this.#closedOrder.size <= 1) break;
+      this.#forget(clientId, target);
+    }
+  }
+
+  /** How many closed tabs' timelines are kept, hub-wide, and the bytes they hold. */
+  get closedKept(): { timelines: number; bytes: number } {
+    return { timelines: this.#closedOrder.size, bytes: this.#closedBytes };
   }
 
   /** A page went: a timeline `closed` did not keep (a tab never announced, held back while its client was restored) goes. */
@@ -122,6 +137,8 @@ export class TabTimelines {
     if (!kept || !found) return;
     clearTimeout(found.timer);
     kept.delete(target);
+    this.#closedOrder.delete(target);
+    this.#closedBytes -= found.timeline.ring.bytes;
     if (kept.size === 0) this.#closed.delete(clientId);
   }
 }

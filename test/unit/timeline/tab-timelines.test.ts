@@ -101,6 +101,28 @@ describe("TabTimelines", () => {
     expect(() => timelines.read("beta:D", ALPHA)).to.throw(HubError, /no tab beta:D/);
   });
 
+  it("keeps closed tabs' timelines hub-wide within TIMELINE_CLOSED_TABS x TIMELINE_MAX_BYTES: clients that come and go push out the oldest", () => {
+    const { clients, tabs } = fakeClients();
+    const settings = timelineSettings({ TIMELINE_CLOSED_TABS: "2", TIMELINE_MAX_BYTES: String(64 * 1024) });
+    const timelines = new TabTimelines(settings, clients);
+    const text = "x".repeat(10_000);
+    // A new client each time, one tab each, about 20 KB a timeline: 200 of them would be 4 MB.
+    for (let client = 0; client < 200; client += 1) {
+      const tabId = `T${client}`;
+      tabs.set(tabId, `c${client}`);
+      timelines.record(tabId, note(text));
+      timelines.record(tabId, note(text));
+      const entry = clients.entryOf(tabId)!;
+      tabs.delete(tabId);
+      timelines.closed(entry);
+      expect(timelines.closedKept.bytes).to.be.at.most(2 * 64 * 1024);
+    }
+    expect(timelines.closedKept.timelines).to.be.within(1, 7);
+    // The newest are the ones kept.
+    expect(timelines.read("c199:T199", { scope: null }).isClosed).to.equal(true);
+    expect(() => timelines.read("c0:T0", { scope: null })).to.throw(HubError);
+  });
+
   it("records nothing with TIMELINE_ENABLED=false, and reads an open tab's as empty", () => {
     const { clients, tabs } = fakeClients();
     tabs.set("T1", "alpha");
