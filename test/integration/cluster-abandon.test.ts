@@ -6,7 +6,8 @@ import { startRedisServer, type RedisServer } from "../support/redis-server.js";
 import { requireChromium } from "../support/test-hub.js";
 
 const FULL = "cluster-abandon-full-token";
-const ABANDON_MS = 2_000;
+// Long enough that a slow machine's calls come closer together than this; the test waits about this much after its last.
+const ABANDON_MS = 5_000;
 const START_TIMEOUT_MS = 90_000;
 
 /**
@@ -37,12 +38,15 @@ describe("abandoned clients in a cluster of two on Redis (real hubs, Chromium)",
     const opener = await clients.connect("abandon-one", FULL);
     const { target } = await opener.call("tabs.open", { clientId: "zeta", url: "about:blank" });
     const closed = tabClosed(watcher, target);
-    await opener.close();
-    // Through the other instance: each call runs on abandon-one, the tab's owner, for a caller it knows only by its calls.
+    // Through the other instance: each call runs on abandon-one, the tab's owner, for a caller it knows only by its
+    // calls. The first runs while the opener is still connected, so the client is in use throughout, whatever the pace.
     const caller = await clients.connect("abandon-two", FULL);
-    for (let call = 0; call < 5; call += 1) {
+    const evaluate = async (): Promise<void> => {
       expect((await caller.call("evaluate", { target, expression: "1 + 1" })).value).to.equal(2);
-    }
+    };
+    await evaluate();
+    await opener.close();
+    for (let call = 0; call < 4; call += 1) await evaluate();
     expect(await closed).to.equal("abandoned");
     expect((await caller.call("tabs.list", { clientId: "zeta" })).tabs).to.deep.equal([]);
   });
