@@ -1,8 +1,8 @@
 import http from "node:http";
 import type { Duplex } from "node:stream";
-import type { AddressInfo } from "node:net";
 import { v4 as uuidv4 } from "uuid";
 import { WebSocketServer, type WebSocket } from "ws";
+import { closeAll, listen } from "./http/server-sockets.js";
 import { Browser } from "./cdp/browser.js";
 import { SessionPool } from "./cdp/session-pool.js";
 import { AgentRegistry } from "./agents/agent-registry.js";
@@ -85,7 +85,6 @@ export interface Hub {
   stop(): Promise<void>;
 }
 
-const CLOSE_WAIT_MS = 1_000;
 // Messages kept per tab for console.list and replay.
 const CONSOLE_BUFFER_SIZE = 1_000;
 // What one tab's console buffer may hold: a page that logs huge messages costs bounded memory.
@@ -381,24 +380,4 @@ function holdEphemeralPlace(socket: Duplex, ephemeral: EphemeralQuota, key: stri
   }
   socket.once("close", place);
   return true;
-}
-
-function listen(server: http.Server, host: string, port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(port, host, () => {
-      server.off("error", reject);
-      resolve((server.address() as AddressInfo).port);
-    });
-  });
-}
-
-/** Closes every socket with 1001 and waits for the close handshakes, terminating the ones that do not finish in time. */
-async function closeAll(sockets: Set<WebSocket>): Promise<void> {
-  const closed = [...sockets].map((ws) => new Promise((resolve) => ws.once("close", resolve)));
-  for (const ws of sockets) ws.close(1001, "the hub is shutting down");
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([Promise.all(closed), new Promise((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
-  clearTimeout(timer);
-  for (const ws of sockets) ws.terminate();
 }
