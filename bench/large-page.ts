@@ -1,5 +1,4 @@
-import http from "node:http";
-import type { AddressInfo } from "node:net";
+import { serveOnLoopback, type LoopbackSite } from "./loopback-server.js";
 
 /** A generated page of about 5,000 elements: a navigation, 60 forms (label, input, select, checkbox, button) and 40 tables. */
 export function largePageHtml(): string {
@@ -62,27 +61,18 @@ export function articlePageHtml(): string {
 }
 
 /** Serves the large page on a free loopback port. */
-export function serveLargePage(): Promise<{ url: string; close: () => Promise<void> }> {
+export function serveLargePage(): Promise<LoopbackSite> {
   return servePage(largePageHtml(), "large.html");
 }
 
 /** Serves the article page on a free loopback port. */
-export function serveArticlePage(): Promise<{ url: string; close: () => Promise<void> }> {
+export function serveArticlePage(): Promise<LoopbackSite> {
   return servePage(articlePageHtml(), "articles.html");
 }
 
-async function servePage(html: string, name: string): Promise<{ url: string; close: () => Promise<void> }> {
-  const server = http.createServer((_request, response) => {
+function servePage(html: string, name: string): Promise<LoopbackSite> {
+  return serveOnLoopback((_request, response) => {
     response.writeHead(200, { "content-type": "text/html; charset=utf-8" });
     response.end(html);
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  // A socket Chrome opened ahead of a request it never sent (a preconnect) is not idle to Node, so close() would wait on it.
-  const close = (): Promise<void> =>
-    new Promise((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
-  return { url: `http://127.0.0.1:${port}/${name}`, close };
+  }, name);
 }

@@ -1,18 +1,19 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fileURLToPath } from "node:url";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { answered } from "./compare.js";
 import type { Figure } from "./figure.js";
 import { serveArticlePage, serveLargePage } from "./large-page.js";
-import { connectChromeDevtoolsMcp, connectMcp, newChromeDevtoolsPage, toolsListChars, toolText as call } from "./mcp-peers.js";
+import {
+  connectChromeDevtoolsMcp,
+  connectMcp,
+  connectPlaywrightMcp,
+  newChromeDevtoolsPage,
+  toolsListChars,
+  toolText as call,
+} from "./mcp-peers.js";
 import { median } from "./stats.js";
 import { WsCaller } from "./ws-caller.js";
 
-const PLAYWRIGHT_MCP = fileURLToPath(new URL("../../node_modules/@playwright/mcp/cli.js", import.meta.url));
 const ROUNDS = 7;
 const LOAD_TIMEOUT_MS = 30_000;
 const IDLE_BEFORE_CAPTURE_MS = 100;
@@ -169,7 +170,8 @@ async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
   return {
     open: async (url) => {
       if (target) await call(client, "navigate", { target, url });
-      else target = (JSON.parse(await call(client, "tabs_open", { url })) as { target: string }).target;
+      // The answer's first line is its JSON; the page's snapshot follows it.
+      else target = (JSON.parse((await call(client, "tabs_open", { url })).split("\n")[0] ?? "") as { target: string }).target;
     },
     // The default answer is a page of the snapshot: the agent reads on with the cursor each page names, as a model
     // looking for a button further down would; the step's time and its size figure count every page.
@@ -192,16 +194,7 @@ async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
 }
 
 async function playwrightMcpAgent(cdpUrl: string): Promise<McpAgent> {
-  const outputDir = await mkdtemp(path.join(os.tmpdir(), "tabwire-bench-playwright-mcp-"));
-  const client = await connectMcp(
-    new StdioClientTransport({
-      command: process.execPath,
-      // --isolated: a browser context (so a window) of its own, as tabwire's session has, so that the other
-      // servers' tabs never hide its page (a hidden page draws no frames, and its clicks wait for one).
-      args: [PLAYWRIGHT_MCP, "--cdp-endpoint", cdpUrl, "--isolated", "--output-dir", outputDir],
-      stderr: "ignore",
-    }),
-  );
+  const { client, close } = await connectPlaywrightMcp(cdpUrl);
   return {
     open: async (url) => void (await call(client, "browser_navigate", { url })),
     snapshot: async () => whole(await call(client, "browser_snapshot", {})),
@@ -212,10 +205,7 @@ async function playwrightMcpAgent(cdpUrl: string): Promise<McpAgent> {
         target: refIn(snapshot, /button "Click target" \[ref=(\w+)\]/),
       })),
     screenshot: async () => void (await call(client, "browser_take_screenshot", { type: "png", scale: "css" })),
-    close: async () => {
-      await client.close();
-      await rm(outputDir, { recursive: true, force: true });
-    },
+    close,
   };
 }
 

@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { launchChromeWithPort, resolveChromePath } from "../src/cdp/chrome-launcher.js";
 import { actionFigures } from "./actions-figure.js";
 import { agentFigures } from "./agent-figure.js";
+import { agentTaskFigures } from "./agent-task-figure.js";
 import { auditFigure } from "./audit-figure.js";
 import { writeChart } from "./chart.js";
 import type { BenchContext } from "./compare.js";
@@ -77,6 +78,10 @@ function steps(
     [
       "mcp: an agent's steps through tabwire's MCP front, @playwright/mcp and chrome-devtools-mcp",
       () => mcpFigures(context.cdpUrl, hubUrl),
+    ],
+    [
+      "mcp task: an agent signs in, finds a product among 40, adds it to the cart and checks out, on each MCP server",
+      () => agentTaskFigures(context.cdpUrl, hubUrl),
     ],
     ["console", () => consoleFigures(context)],
     ["audit.log: what a call that changes something pays for its line", () => auditFigure(context.rounds)],

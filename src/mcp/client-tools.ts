@@ -7,6 +7,7 @@ import type { ConnectionState } from "../rpc/method.js";
 import type { Router } from "../rpc/router.js";
 import type { HubServices } from "../services.js";
 import { isTraceparent } from "../tracing.js";
+import { pageToAdd, type PageSnapshot } from "./page-answer.js";
 import { SessionTabs } from "./session-tabs.js";
 import { sizedForModels, toolError, toolResult } from "./tool-results.js";
 import type { HubTool } from "./tools.js";
@@ -147,7 +148,9 @@ export class ClientTools {
       const connection = { ...this.#connection(inflight, this.#closed.signal), ...(traceparent === undefined ? {} : { traceparent }) };
       const result = await this.#parts.router.invoke(tool.method, sizedForModels(tool.method, args), connection);
       if (tool.method === "tabs.open") this.#opened(result);
-      return toolResult(tool.method, result);
+      const target = pageToAdd(tool, args, result);
+      const page = target === null ? null : await this.#snapshot(target, connection);
+      return toolResult(tool.method, result, page);
     } catch (error) {
       return toolError(error);
     } finally {
@@ -156,6 +159,15 @@ export class ClientTools {
       signal.removeEventListener("abort", cancel);
       this.lastUsedAt = Date.now();
     }
+  }
+
+  /**
+   * The page's snapshot as the snapshot tool answers it by default, for an answer that adds it; null when it cannot be
+   * read (the tool did what it was asked: the agent can take a snapshot itself).
+   */
+  async #snapshot(target: string, connection: ConnectionState): Promise<PageSnapshot | null> {
+    const invoked = this.#parts.router.invoke("snapshot", sizedForModels("snapshot", { target }), connection);
+    return (await invoked.catch(() => null)) as PageSnapshot | null;
   }
 
   /** Counts a tab tabs_open gave as the session's; one that came after the session ended is closed at once. */

@@ -1,5 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/server";
 import { ErrorCode, HubError } from "../errors.js";
+import { compactChangeLines } from "../runtime/snapshot-compact.js";
+import type { PageSnapshot } from "./page-answer.js";
 
 /** The longest side of a screenshot sent to a model unless the call asks otherwise (what vision models take whole). */
 export const MCP_IMAGE_MAX_SIDE = 1_568;
@@ -30,13 +32,13 @@ export function sizedForModels(method: string, params: Record<string, unknown>):
 /**
  * A method's result as a tool result: the result as JSON text and as structuredContent; a snapshot as its indented
  * text (the tree left out of structuredContent); a screenshot as an image; an action's page changes as their lines
- * under the JSON.
+ * under the JSON, written as the compact snapshot writes lines; and `page`, the snapshot of a page the call loaded,
+ * as its text under the JSON (the URL and title it repeats left out of the text; structuredContent keeps them).
  */
-export function toolResult(method: string, result: unknown): CallToolResult {
+export function toolResult(method: string, result: unknown, page: PageSnapshot | null = null): CallToolResult {
   if (method === "snapshot") {
     const { root: _root, text, ...rest } = result as { root: unknown; text: string; nextCursor?: string };
-    const more = rest.nextCursor === undefined ? "" : `\n\n(more of this snapshot: call snapshot with cursor "${rest.nextCursor}")`;
-    return { content: [{ type: "text", text: text + more }], structuredContent: rest };
+    return { content: [{ type: "text", text: snapshotText(text, rest.nextCursor) }], structuredContent: rest };
   }
   if (method === "screenshot") {
     const { data, format, width, height } = result as { data: string; format: string; width: number; height: number };
@@ -44,17 +46,30 @@ export function toolResult(method: string, result: unknown): CallToolResult {
   }
   const structured =
     result !== null && typeof result === "object" && !Array.isArray(result) ? (result as Record<string, unknown>) : { result };
+  if (page) {
+    const { text, ...snapshot } = page;
+    const { changes: _changes, ...head } = structured;
+    return {
+      content: [{ type: "text", text: `${JSON.stringify(head)}\n${snapshotText(text, page.nextCursor)}` }],
+      structuredContent: { ...structured, snapshot: { snapshotId: snapshot.snapshotId, url: snapshot.url, title: snapshot.title } },
+    };
+  }
   return { content: [{ type: "text", text: withChangedLines(structured) ?? JSON.stringify(result) }], structuredContent: structured };
 }
 
-/** An action's answer with its page changes' lines written out rather than JSON-escaped on one line; null for any other answer. */
+function snapshotText(text: string, nextCursor: string | undefined): string {
+  return nextCursor === undefined ? text : `${text}\n\n(more of this snapshot: call snapshot with cursor "${nextCursor}")`;
+}
+
+/** An action's answer with its page changes' lines written out, compact, rather than JSON-escaped on one line; null for any other answer. */
 function withChangedLines(result: Record<string, unknown>): string | null {
   const changes = result.changes as { diff?: unknown } | undefined;
   if (typeof changes?.diff !== "string") return null;
   const { diff, ...rest } = changes;
   const { changes: _changes, ...answer } = result;
   const head = Object.keys(rest).length > 0 ? { ...answer, changes: rest } : answer;
-  return `${JSON.stringify(head)}\nPage changes:\n${diff}`;
+  const lines = compactChangeLines(diff);
+  return lines === "" ? JSON.stringify(head) : `${JSON.stringify(head)}\nPage changes:\n${lines}`;
 }
 
 /** A failed call as a tool result the model reads: the error's name, code, message and data. */

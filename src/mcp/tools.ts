@@ -21,6 +21,8 @@ export interface McpEntry {
   hide?: string[];
   /** The group of tools it belongs to, offered only when the /mcp URL asks for it (`?caps=`); none: a default tool. */
   cap?: string;
+  /** It loads a page (a URL, back, reload): its answer adds the page's snapshot, which the agent would ask for next. */
+  loadsPage?: boolean;
 }
 
 /** One hub method as an MCP tool: its name, what it does, its params schema and its hints. */
@@ -32,6 +34,8 @@ export interface HubTool {
   annotations: { title: string; readOnlyHint: boolean; destructiveHint?: boolean };
   /** The group it belongs to (McpEntry.cap); none: a default tool. */
   cap?: string;
+  /** McpEntry.loadsPage. */
+  loadsPage?: boolean;
 }
 
 /** The OpenRPC document's parts the tools are made of. */
@@ -104,6 +108,7 @@ export function hubTools(document: OpenRpcDocument): HubTool[] {
           ...(entry.readOnly ? {} : { destructiveHint: entry.destructive !== false }),
         },
         ...(entry.cap === undefined ? {} : { cap: entry.cap }),
+        ...(entry.loadsPage === true ? { loadsPage: true } : {}),
       },
     ];
   });

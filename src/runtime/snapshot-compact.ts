@@ -57,6 +57,15 @@ const WRAPPER_ROLES = new Set([
 // Words set apart inside a sentence: with the text around them, they are written as one text. Two texts side by side
 // are not (they may be two elements a page made clickable, each with its ref), nor are list items or paragraphs.
 const PHRASE_ROLES = new Set(["strong", "emphasis", "mark", "code", "deletion", "insertion", "subscript", "superscript"]);
+// Elements with no meaning of their own (div, span): a page may make one clickable, so a text one of them holds alone
+// carries its ref, and so does loose text (Chrome's tree leaves out a div that holds only text, and its text stands in
+// its place). Text a paragraph, list item, cell, label or heading holds, or a link's or control's, is read, not acted
+// on: no ref (the element around it has its own where there is something to act on).
+const CLICKABLE_TEXT_HOLDER_ROLES = new Set(["generic", "none"]);
+// Unnamed, with one child, it only holds that child: the child stands in its place (a list of one item).
+const SINGLE_CHILD_WRAPPER_ROLES = new Set(["list"]);
+// A list whose items are each one of these alone (a menu, a footer's links) is written as one line, as a table row is.
+const ONE_LINE_ITEM_ROLES = new Set(["link", "button"]);
 // Chrome's own wrapper of a native select's options: its options stand in its place.
 const TRANSPARENT_ROLES = new Set(["MenuListPopup"]);
 const CELL_ROLES = new Set(["cell", "columnheader", "rowheader", "gridcell"]);
@@ -73,6 +82,8 @@ const CONTROL_ROLES = new Set([
   "spinbutton",
   "button",
 ]);
+// Text inside one of these is theirs: it has no ref of its own.
+const TEXT_HOLDING_ROLES = new Set([...TEXT_STRUCTURE_ROLES, ...CONTROL_ROLES, "heading", "link", "option", "menuitem", "tab"]);
 // Their name, when their one child has it too (a heading that is a link), is left to the child's line.
 const NAME_LEFT_TO_CHILD_ROLES = new Set(["heading", ...TEXT_STRUCTURE_ROLES]);
 
@@ -90,10 +101,12 @@ type Part = { node: SnapshotNode } | { text: string; nodes: SnapshotNode[] };
 /**
  * The lines of a snapshot as a language model reads it (`compact`): refs only on elements that can be acted on or
  * referred to (not on text structure such as rows, cells, list items, paragraphs and labels, nor on a native select's
- * options), text as a quoted line (adjacent texts one line, with the ref of an element that holds only that text),
- * text a node's name already says left out (a label's text beside its field, a link's own words), an unnamed wrapper
- * with one child replaced by that child and one with nothing left out, and a table row whose cells hold text or one
- * leaf each written as one line (`- row: "Cell" | link "Open" [ref=e9]`). The refs are the tree's own.
+ * options), text as a quoted line (adjacent texts one line; a ref only where a page may have made it clickable:
+ * loose text, or a div or span that holds it alone), text a node's name already says left out (a label's text beside
+ * its field, a link's own words), an unnamed wrapper (or list) with one child replaced by that child and one with
+ * nothing left out, and a table row whose cells hold text or one leaf each written as one line
+ * (`- row: "Cell" | link "Open" [ref=e9]`), and so a list whose items are each a link or button alone
+ * (`- list: link "Home" [ref=e3] | link "Shop" [ref=e5]`). The refs are the tree's own.
  */
 export function compactLines(root: SnapshotNode, refs: ReadonlyMap<string, NodeAddress | null>): AxLine[] {
   const reader = new TreeReader();
@@ -106,14 +119,16 @@ export function compactLines(root: SnapshotNode, refs: ReadonlyMap<string, NodeA
   const walk = (node: SnapshotNode, parent: SnapshotNode | null, depth: number): void => {
     const children = reader.kept(node);
     const only = children.length === 1 ? children[0] : undefined;
-    if (only && parent && isBareWrapper(node)) return walk(only, parent, depth);
+    if (only && parent && (isBareWrapper(node) || isLoneChildHolder(node))) return walk(only, parent, depth);
     const row = node.role === "row" ? rowLine(reader, children) : null;
     if (row) return add(node, depth, { text: `row: ${row.text}`, bare: `row: ${row.bare}` });
+    const items = node.role === "list" && node.name === "" ? itemsLine(reader, children) : null;
+    if (items) return add(node, depth, { text: `list: ${items.text}`, bare: `list: ${items.bare}` });
     const nameLeft = only !== undefined && node.name !== "" && only.name === node.name && NAME_LEFT_TO_CHILD_ROLES.has(node.role);
     add(node, depth, nodeLine(node, parent, nameLeft));
     for (const part of partsOf(reader, children)) {
       if ("node" in part) walk(part.node, node, depth + 1);
-      else add(part.nodes[0] as SnapshotNode, depth + 1, textLine(part));
+      else add(part.nodes[0] as SnapshotNode, depth + 1, textLine(part, node));
     }
   };
   walk(root, null, 0);
@@ -188,6 +203,10 @@ function isBareWrapper(node: SnapshotNode): boolean {
   return WRAPPER_ROLES.has(node.role) && node.name === "" && node.value === undefined;
 }
 
+function isLoneChildHolder(node: SnapshotNode): boolean {
+  return SINGLE_CHILD_WRAPPER_ROLES.has(node.role) && node.name === "" && node.value === undefined;
+}
+
 /** The children in order, a phrase (strong, code...) and the texts beside it joined into one run. */
 function partsOf(reader: TreeReader, children: readonly SnapshotNode[]): Part[] {
   const parts: Part[] = [];
@@ -208,10 +227,15 @@ function joins(before: SnapshotNode, after: SnapshotNode): boolean {
   return isInline(before) && isInline(after) && (PHRASE_ROLES.has(before.role) || PHRASE_ROLES.has(after.role));
 }
 
-/** A run of text as a quoted line, with the ref of its one node (the text's, or the element's that holds only it). */
-function textLine({ text, nodes }: { text: string; nodes: readonly SnapshotNode[] }): Written {
+/**
+ * A run of text as a quoted line: with the ref of its one node when a page may have made it clickable (a div or span
+ * holding it alone, or loose text), none for text a paragraph, list item, cell, label, heading, link or control holds.
+ */
+function textLine({ text, nodes }: { text: string; nodes: readonly SnapshotNode[] }, parent: SnapshotNode): Written {
   const bare = JSON.stringify(text);
-  return { text: nodes.length === 1 ? `${bare} [ref=${nodes[0]?.ref}]` : bare, bare };
+  const holder = nodes.length === 1 ? nodes[0] : undefined;
+  const isLoose = holder?.role === "StaticText" && !TEXT_HOLDING_ROLES.has(parent.role);
+  return { text: holder && (isLoose || CLICKABLE_TEXT_HOLDER_ROLES.has(holder.role)) ? `${bare} [ref=${holder.ref}]` : bare, bare };
 }
 
 /**
@@ -243,6 +267,23 @@ function rowLine(reader: TreeReader, cells: readonly SnapshotNode[]): Written | 
   return { text: text.join(" | "), bare: bare.join(" | ") };
 }
 
+/** A list of two or more items that are each a link or button alone, as one line, the items by `|`; null for any other. */
+function itemsLine(reader: TreeReader, items: readonly SnapshotNode[]): Written | null {
+  if (items.length < 2) return null;
+  const text: string[] = [];
+  const bare: string[] = [];
+  for (const item of items) {
+    let leaf = item;
+    for (let inside = reader.kept(leaf); isBareWrapper(leaf) && inside.length === 1; inside = reader.kept(leaf))
+      leaf = inside[0] as SnapshotNode;
+    if (!ONE_LINE_ITEM_ROLES.has(leaf.role) || reader.kept(leaf).length > 0) return null;
+    const written = nodeLine(leaf, item);
+    text.push(written.text);
+    bare.push(written.bare);
+  }
+  return { text: text.join(" | "), bare: bare.join(" | ") };
+}
+
 /** A cell on its row's line: its text (quoted), or its one leaf; null when it holds more, or its name says other words. */
 function cellText(reader: TreeReader, cell: SnapshotNode): Written | null {
   const inside = reader.kept(cell);
@@ -257,4 +298,28 @@ function cellText(reader: TreeReader, cell: SnapshotNode): Written | null {
   // A cell named by its one control: the control says it all.
   if (cell.name !== "" && cell.name !== leaf.name) return null;
   return nodeLine(leaf, cell);
+}
+
+// A line of an action's page changes as the hub writes it: `+ role "name" [ref=e4]: "value"` (a gone line has no ref).
+const CHANGE_LINE = /^([+~-]) (\S+)((?: "(?:[^"\\]|\\.)*")?)((?: \[ref=[^\]]*\])?)((?:: .*)?)$/;
+
+/**
+ * An action's page changes (`changes.diff`) written as the compact text writes lines: a text as its quoted words with
+ * no ref, text structure (a paragraph, a list item) with no ref, an unnamed wrapper that carries nothing left out
+ * (its texts have lines of their own). A line cut short, or of another shape, is kept as it is.
+ */
+export function compactChangeLines(diff: string): string {
+  const lines: string[] = [];
+  for (const line of diff.split("\n")) {
+    const match = CHANGE_LINE.exec(line);
+    if (!match) {
+      lines.push(line);
+      continue;
+    }
+    const [, status, role = "", name = "", ref = "", value = ""] = match;
+    if (role === "StaticText" && name !== "") lines.push(`${status} ${name.slice(1)}`);
+    else if (WRAPPER_ROLES.has(role) && name === "" && value === "") continue;
+    else lines.push(`${status} ${role}${name}${TEXT_STRUCTURE_ROLES.has(role) ? "" : ref}${value}`);
+  }
+  return lines.join("\n");
 }

@@ -21,6 +21,7 @@ const BETA = "beta-full-token";
 const READER = "alpha-reader-token";
 const ACTOR = "alpha-actor-token";
 const WIDE_READER = "every-client-reader";
+const ACT_ONLY = "alpha-act-only-token";
 
 type MethodName = keyof typeof METHODS;
 const document = loadOpenRpc();
@@ -55,6 +56,7 @@ describe("capabilities per token (ACCESS_FILE): the hub refuses what a token may
       { token: READER, clients: ["alpha"], capabilities: ["read"] },
       { token: ACTOR, clients: ["alpha"], capabilities: ["read", "act"] },
       { token: WIDE_READER, capabilities: ["read"] },
+      { token: ACT_ONLY, clients: ["alpha"], capabilities: ["act"] },
     ];
     await writeFile(file, JSON.stringify({ tokens }));
     await chmod(file, 0o600);
@@ -180,6 +182,28 @@ describe("capabilities per token (ACCESS_FILE): the hub refuses what a token may
         expect(answer.content[0]?.text, name).to.match(/needs the capability "(act|script)"/);
       }
       expect(await pageState()).to.deep.equal(before);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("a token that may act but not read over /mcp: tabs_open and a click that leaves the page answer without the page's snapshot", async () => {
+    const client = new Client({ name: "tabwire-test", version: "1.0.0" });
+    const transport = new StreamableHTTPClientTransport(new URL(`${base}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${ACT_ONLY}` } },
+    });
+    await client.connect(transport);
+    type Answer = { isError?: boolean; content: { text?: string }[]; structuredContent?: Record<string, unknown> };
+    try {
+      const opened = (await client.callTool({ name: "tabs_open", arguments: { url: site.url("actions.html") } })) as Answer;
+      expect(opened.isError).to.not.equal(true);
+      const text = opened.content[0]?.text ?? "";
+      expect(text).to.not.match(/RootWebArea|Actions/);
+      expect(opened.structuredContent).to.not.have.property("snapshot");
+      const mine = opened.structuredContent?.target as string;
+      const clicked = (await client.callTool({ name: "click", arguments: { target: mine, selector: "#next" } })) as Answer;
+      expect(JSON.parse(clicked.content[0]?.text ?? "")).to.deep.include({ ok: true, navigated: { url: site.url("other.html") } });
+      expect(clicked.content[0]?.text).to.not.match(/RootWebArea|other"/);
     } finally {
       await client.close();
     }

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { SnapshotNode } from "../../../src/protocol/types.js";
 import type { NodeAddress } from "../../../src/runtime/ax-tree.js";
-import { compactLines } from "../../../src/runtime/snapshot-compact.js";
+import { compactChangeLines, compactLines } from "../../../src/runtime/snapshot-compact.js";
 
 type Spec = [role: string, name?: string, children?: Spec[], value?: string];
 
@@ -63,17 +63,17 @@ describe("compactLines: a snapshot's text as a language model reads it", () => {
       [
         '- RootWebArea "Shop" [ref=e1]',
         '  - heading "Plans" [ref=e2]',
-        // The text of a paragraph carries the paragraph's ref.
-        '  - "Pick one." [ref=e3]',
+        // A paragraph and its text are one line, with no ref: text is read, not acted on.
+        '  - "Pick one."',
         '  - combobox "Plan" [ref=e5]: "Free"',
         '    - option "Free"',
         '    - option "Pro"',
         '  - listbox "Size" [ref=e8]',
         '    - option "S" [ref=e9]',
-        "  - list [ref=e10]",
-        "    - listitem",
-        '      - "One" [ref=e12]',
-        '      - link "Two" [ref=e13]',
+        // A list of one item is that item.
+        "  - listitem",
+        '    - "One"',
+        '    - link "Two" [ref=e13]',
         '  - group "Billing" [ref=e14]',
         '    - radio "Monthly" [ref=e15]',
       ].join("\n"),
@@ -259,16 +259,99 @@ describe("compactLines: a snapshot's text as a language model reads it", () => {
         '    - link "Intro to it" [ref=e3]',
         '  - link "Acme Docs" [ref=e7]',
         "  - paragraph",
-        // A text alone has its own ref; one joined with a phrase beside it has none.
-        '    - "Read the" [ref=e11]',
+        '    - "Read the"',
         '    - link "guide" [ref=e12]',
         '    - "and then go."',
         "  - list [ref=e17]",
-        '    - "One" [ref=e18]',
-        '    - "Two with code()" [ref=e20]',
-        '  - "2026-01-06" [ref=e24]',
+        '    - "One"',
+        '    - "Two with code()"',
+        '  - "2026-01-06"',
         '  - button "Close" [ref=e28]',
-        '    - "x" [ref=e29]',
+        '    - "x"',
+      ].join("\n"),
+    );
+  });
+
+  it("writes a paragraph's text once with no ref, folds wrappers that carry nothing, keeps the ref of loose text and of a div holding text alone", () => {
+    const card: Spec = [
+      "main",
+      "",
+      [
+        [
+          "list",
+          "",
+          [
+            [
+              "listitem",
+              "",
+              [
+                ["heading", "Blue Teapot"],
+                ["paragraph", "", [["StaticText", "Glazed stoneware, fired twice."]]],
+                ["generic", "", [["generic", "", [["button", "Add to cart"]]]]],
+              ],
+            ],
+          ],
+        ],
+        [
+          "generic",
+          "",
+          [
+            ["generic", "", [["StaticText", "Settings"]]],
+            ["link", "Help"],
+          ],
+        ],
+        ["StaticText", "Drag me"],
+      ],
+    ];
+    expect(text(card)).to.equal(
+      [
+        "- main [ref=e1]",
+        // The list of one item and the divs around the button are gone; the paragraph is its text, once, with no ref.
+        "  - listitem",
+        '    - heading "Blue Teapot" [ref=e4]',
+        '    - "Glazed stoneware, fired twice."',
+        '    - button "Add to cart" [ref=e9]',
+        // A div holding only text keeps its ref: a page may have made it clickable.
+        "  - generic",
+        '    - "Settings" [ref=e11]',
+        '    - link "Help" [ref=e13]',
+        // Loose text (Chrome's tree leaves out a div that holds only text) keeps its ref too.
+        '  - "Drag me" [ref=e14]',
+      ].join("\n"),
+    );
+  });
+
+  it("writes a list whose items are each a link or button alone as one line, and any other list as lines", () => {
+    const nav: Spec = [
+      "navigation",
+      "Shop",
+      [
+        [
+          "list",
+          "",
+          [
+            ["listitem", "", [["link", "Home", [["StaticText", "Home"]]]]],
+            ["listitem", "", [["generic", "", [["link", "Tea"]]]]],
+            ["listitem", "", [["button", "More"]]],
+          ],
+        ],
+        [
+          "list",
+          "",
+          [
+            ["listitem", "", [["link", "About"]]],
+            ["listitem", "", [["StaticText", "Open daily"]]],
+          ],
+        ],
+      ],
+    ];
+    expect(text(nav)).to.equal(
+      [
+        '- navigation "Shop" [ref=e1]',
+        '  - list: link "Home" [ref=e4] | link "Tea" [ref=e8] | button "More" [ref=e10]',
+        "  - list [ref=e11]",
+        '    - link "About" [ref=e13]',
+        '    - "Open daily"',
       ].join("\n"),
     );
   });
@@ -296,5 +379,28 @@ describe("compactLines: a snapshot's text as a language model reads it", () => {
       [1, 'row: "A" | link "Go"', "e2"],
       [1, '"Loose"', null],
     ]);
+  });
+
+  it("writes an action's page changes as compact lines: text as its words, structure without refs, empty wrappers left out", () => {
+    const diff = [
+      '~ link "Cart (1)" [ref=e157]',
+      "+ listitem [ref=e31]",
+      '+ StaticText "Item 3" [ref=e32]',
+      '+ cell "Pro" [ref=e40]',
+      '~ textbox "Email" [ref=e7]: "ada@example.com"',
+      '- StaticText "idle"',
+      "- paragraph",
+      '+ StaticText "a line cut sh…',
+    ].join("\n");
+    expect(compactChangeLines(diff)).to.equal(
+      [
+        '~ link "Cart (1)" [ref=e157]',
+        '+ "Item 3"',
+        '+ cell "Pro"',
+        '~ textbox "Email" [ref=e7]: "ada@example.com"',
+        '- "idle"',
+        '+ StaticText "a line cut sh…',
+      ].join("\n"),
+    );
   });
 });
