@@ -16,6 +16,7 @@ const BASICS = [
   "audit-chain.ts",
   "egress-rules.ts",
   "ids.ts",
+  "limit-settings.ts",
   "log.ts",
   "log-file.ts",
   "target-id.ts",

@@ -117,9 +117,9 @@ describe("contract: protocol/tabwire.openrpc.json against the handlers and the e
   });
 });
 
-describe("contract: .env.example lists every variable src/config.ts reads (itself or through timeline-settings.ts)", () => {
+describe("contract: .env.example lists every variable src/config.ts reads (itself or through limit-settings.ts and timeline-settings.ts)", () => {
   it("has the same names, no more and no fewer", () => {
-    const source = ["config.ts", "timeline-settings.ts"]
+    const source = ["config.ts", "limit-settings.ts", "timeline-settings.ts"]
       .map((file) => readFileSync(new URL(`../../../src/${file}`, import.meta.url), "utf8"))
       .join("\n");
     const read = new Set([...source.matchAll(/env(?:\.|, ")([A-Z][A-Z0-9_]+)/g)].map((m) => m[1]));

@@ -6,10 +6,10 @@ import { closeTab, openTab, type OpenedTab } from "../support/tabs.js";
 import { connect, sharedHub } from "../support/test-hub.js";
 
 // What a command that talks to a running hub may load: the command line, the client and the protocol's names, the
-// settings it reads (config and its helpers, the trace and timeline settings among them, ACCESS_FILE's host reader
+// settings it reads (config and its helpers, the limit, trace and timeline settings among them, ACCESS_FILE's host reader
 // in egress-rules, the error table); and of packages, ws, json-rpc-2.0 and dotenv.
 const CLIENT_SIDE =
-  /^dist\/src\/(cli\.js|cli\/|client\/|protocol\/|(config|config-error|config-values|access-file|egress-rules|capabilities|trace-settings|timeline-settings|errors|target-id)\.js$)/;
+  /^dist\/src\/(cli\.js|cli\/|client\/|protocol\/|(config|config-error|config-values|limit-settings|access-file|egress-rules|capabilities|trace-settings|timeline-settings|errors|target-id)\.js$)/;
 const CLIENT_PACKAGES = ["dotenv", "json-rpc-2.0", "ws"];
 
 const projectFiles = (loaded: string[]): string[] => loaded.filter((name) => name.startsWith("dist/"));
