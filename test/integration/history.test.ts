@@ -30,6 +30,13 @@ describe("tabs.back, tabs.forward, tabs.reload and tabs.stop over /rpc, MCP and 
 
   const home = (): { url: string; title: string } => ({ url: fixtures.url("index.html"), title: "Fixture Home" });
   const other = (): { url: string; title: string } => ({ url: fixtures.url("other.html"), title: "Other Page" });
+  // Over MCP a tool that loads a page also answers the page's snapshot (docs/mcp.md): the page, and the snapshot's id.
+  const loaded = (answer: Record<string, unknown>, page: { url: string; title: string }): void => {
+    const { snapshot, ...rest } = answer as { snapshot?: { snapshotId?: unknown } };
+    expect(rest).to.deep.equal(page);
+    expect(snapshot).to.deep.include(page);
+    expect(snapshot?.snapshotId).to.be.a("string");
+  };
 
   /** A tab whose history is about:blank, index.html, other.html, on other.html. */
   async function twoPages(): Promise<OpenedTab> {
@@ -129,9 +136,9 @@ describe("tabs.back, tabs.forward, tabs.reload and tabs.stop over /rpc, MCP and 
       for (const name of ["tabs_back", "tabs_forward", "tabs_reload", "tabs_stop"]) expect(tools.map((tool) => tool.name)).to.include(name);
       const { target } = await result<{ target: string }>(mcp, "tabs_open", { url: fixtures.url("index.html") });
       await result(mcp, "navigate", { target, url: fixtures.url("other.html") });
-      expect(await result(mcp, "tabs_back", { target })).to.deep.equal(home());
-      expect(await result(mcp, "tabs_forward", { target })).to.deep.equal(other());
-      expect(await result(mcp, "tabs_reload", { target })).to.deep.equal(other());
+      loaded(await result(mcp, "tabs_back", { target }), home());
+      loaded(await result(mcp, "tabs_forward", { target }), other());
+      loaded(await result(mcp, "tabs_reload", { target }), other());
       expect(await result(mcp, "tabs_stop", { target })).to.deep.equal(other());
       const refused = await call(mcp, "tabs_forward", { target });
       expect(refused.isError).to.equal(true);
@@ -159,7 +166,7 @@ describe("tabs.back, tabs.forward, tabs.reload and tabs.stop over /rpc, MCP and 
       }
       const shown = await result<{ value: string }>(owner, "evaluate", { target, expression: "location.href + ' ' + history.length" });
       expect(shown.value).to.equal(`${fixtures.url("index.html")} 3`);
-      expect(await result(owner, "tabs_forward", { target })).to.deep.equal(other());
+      loaded(await result(owner, "tabs_forward", { target }), other());
     } finally {
       await Promise.all([owner.close(), stranger.close()]);
     }
