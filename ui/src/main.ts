@@ -6,13 +6,15 @@ import { type ConnectionState, Rpc } from "./rpc.js";
 import { Screencasts } from "./screencast.js";
 import { type Session, bindSignInForm, getSession, showSignIn, signOut } from "./session.js";
 import { TabView } from "./tab-view.js";
+import { TimelineFileView } from "./timeline-file-view.js";
 import type { AppContext, View } from "./view.js";
 
-/** A route of the hash: `#/` the overview, `#/tab/<encoded target>` a tab. */
-export type Route = { name: "overview" } | { name: "tab"; target: string };
+/** A route of the hash: `#/` the overview, `#/tab/<encoded target>` a tab, `#/timeline-file` an exported timeline. */
+export type Route = { name: "overview" } | { name: "tab"; target: string } | { name: "timeline-file" };
 
 /** Reads a location hash into a route; anything unknown is the overview. */
 export function parseRoute(hash: string): Route {
+  if (hash === "#/timeline-file") return { name: "timeline-file" };
   const match = /^#\/tab\/(.+)$/.exec(hash);
   if (!match?.[1]) return { name: "overview" };
   try {
@@ -98,7 +100,7 @@ class Dashboard {
   private route(focus: boolean): void {
     const route = parseRoute(location.hash);
     this.view?.dispose();
-    const view = route.name === "tab" ? new TabView(this.context, route.target) : new Overview(this.context);
+    const view = viewOf(route, this.context);
     this.view = view;
     byId("view").replaceChildren(view.element);
     document.title = view.title;
@@ -111,6 +113,18 @@ class Dashboard {
       }
       window.scrollTo(0, 0);
     }
+  }
+}
+
+/** The view of a route. */
+function viewOf(route: Route, context: AppContext): View {
+  switch (route.name) {
+    case "tab":
+      return new TabView(context, route.target);
+    case "timeline-file":
+      return new TimelineFileView();
+    case "overview":
+      return new Overview(context);
   }
 }
 

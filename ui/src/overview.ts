@@ -65,7 +65,7 @@ function agentLines(options: { clientId: string; tabs: Tab[]; connectedAt: numbe
   return lines;
 }
 
-/** The overview view: `#stats` and `#clients`. */
+/** The overview view: `#stats`, `#clients`, and `a#open-timeline-file` (the view of an exported timeline). */
 export class Overview implements View {
   readonly element: HTMLElement;
   readonly title = "tabwire";
@@ -88,7 +88,13 @@ export class Overview implements View {
     this.element = h(
       "div",
       { class: "overview" },
-      h("header", { class: "overview-head" }, h("h1", {}, "Overview"), this.stats.element),
+      h(
+        "header",
+        { class: "overview-head" },
+        h("h1", {}, "Overview"),
+        this.stats.element,
+        h("a", { id: "open-timeline-file", href: "#/timeline-file" }, "Open a timeline file"),
+      ),
       this.status,
       this.board.element,
     );

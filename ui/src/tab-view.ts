@@ -1,4 +1,4 @@
-// The tab view (#/tab/<target>): the live view and the console, network, snapshot and agent panels of one tab.
+// The tab view (#/tab/<target>): the live view and the timeline, console, network, snapshot and agent panels of one tab.
 
 import { AgentPanel } from "./agent-panel.js";
 import { ConsolePanel } from "./console-panel.js";
@@ -8,6 +8,7 @@ import { LiveView } from "./live-view.js";
 import { NetworkPanel } from "./network-panel.js";
 import { Scope } from "./scope.js";
 import { SnapshotPanel } from "./snapshot-panel.js";
+import { TimelineFeed } from "./timeline-feed.js";
 import { clientOf, type Tab, type TabUpdated, tabAgent } from "./types.js";
 import { UrlBar } from "./url-bar.js";
 import type { AppContext, View } from "./view.js";
@@ -21,7 +22,7 @@ function panel(name: string, content: HTMLElement): HTMLDetailsElement {
 
 /**
  * The view of one tab: `form#url-bar` (`input#tab-url`), `canvas#live`, `#live-status`, `ol#console`, `table#network`,
- * `pre#snapshot`, `#agent`, `a#back`. Its title and URL follow tab.updated.
+ * `pre#snapshot`, `#agent`, `a#back`, and the timeline (`ol#timeline`...). Its title and URL follow tab.updated.
  */
 export class TabView implements View {
   readonly element: HTMLElement;
@@ -35,6 +36,7 @@ export class TabView implements View {
   private readonly network: NetworkPanel;
   private readonly snapshot: SnapshotPanel;
   private readonly agent: AgentPanel;
+  private readonly timeline: TimelineFeed;
   private closed = false;
 
   constructor(
@@ -51,6 +53,7 @@ export class TabView implements View {
     this.network = new NetworkPanel(rpc, target);
     this.snapshot = new SnapshotPanel(rpc, target);
     this.agent = new AgentPanel(rpc, target);
+    this.timeline = new TimelineFeed(rpc, target);
     this.element = h(
       "div",
       { class: "tab-view", "data-target": target },
@@ -64,6 +67,7 @@ export class TabView implements View {
           "div",
           { class: "panels" },
           this.agent.element,
+          panel("Timeline", this.timeline.element),
           panel("Console", this.console.element),
           panel("Network", this.network.element),
           panel("Snapshot", this.snapshot.element),
@@ -89,6 +93,7 @@ export class TabView implements View {
     this.console.connected();
     this.network.connected();
     this.snapshot.connected();
+    this.timeline.connected();
   }
 
   /** The connection closed: subscriptions ended with it. */
@@ -96,6 +101,7 @@ export class TabView implements View {
     this.live.disconnected();
     this.console.disconnected();
     this.network.disconnected();
+    this.timeline.disconnected();
   }
 
   /** Leaves the view: stops the screencast, unsubscribes the console, stops timers. */
@@ -107,6 +113,7 @@ export class TabView implements View {
     this.network.dispose();
     this.snapshot.dispose();
     this.agent.dispose();
+    this.timeline.dispose();
   }
 
   /** Reads the tab's title, URL and agent from tabs.list (when the view opens; tab.updated and the agent events follow). */
@@ -146,5 +153,6 @@ export class TabView implements View {
     this.live.tabClosed();
     this.urlBar.disable();
     this.agent.show(null);
+    this.timeline.tabClosed();
   }
 }
