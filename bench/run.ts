@@ -39,7 +39,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CALLS_PER_ROUND = Number(process.env.BENCH_CALLS ?? 500);
 // A folder: the hub child writes a V8 CPU profile of the whole run there (open it in Chrome DevTools).
 const HUB_CPU_PROFILE_DIR = process.env.BENCH_HUB_CPU_PROF;
-// Part of a step's name: only the steps that have it run (while working on one figure); the table and chart are then partial.
+// Part of a step's name: only the steps that have it run (while working on one figure); their table is printed, and
+// bench/results.json and chart.png are left as the last whole run wrote them.
 const ONLY = process.env.BENCH_ONLY;
 
 /**
@@ -158,6 +159,9 @@ async function main(): Promise<void> {
       process.stderr.write(`bench: ${what} measured in ${((performance.now() - began) / 1000).toFixed(1)} s\n`);
     }
     const heading = report(figures);
+    // A partial run (BENCH_ONLY) prints its figures; the results and the chart stay those of the last whole run.
+    if (ONLY) return;
+    writeResults(figures, heading);
     await writeChart(figures, heading, chrome.wsUrl);
   } finally {
     await hub?.close();
@@ -188,7 +192,7 @@ function met(figure: Figure): string {
   return isMet === null ? "-" : isMet ? "yes" : "no";
 }
 
-/** Prints the table, writes bench/results.json, and gives what the chart's heading needs. */
+/** Prints the table and gives what the chart's heading needs. */
 function report(figures: Figure[]): { machine: string; date: string; rounds: number } {
   const cpu = os.cpus()[0]?.model.trim() ?? "unknown CPU";
   const machine = `${os.cpus().length} cores (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}, ${os.platform()} ${os.arch()}`;
@@ -203,13 +207,17 @@ function report(figures: Figure[]): { machine: string; date: string; rounds: num
     ),
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
+  return { machine, date, rounds: ROUNDS };
+}
+
+/** Writes bench/results.json, from which bench/README.md's table and the chart are made. */
+function writeResults(figures: Figure[], { machine, date }: { machine: string; date: string }): void {
   const rows = figures.map((f) => ({ ...f, met: met(f) }));
   mkdirSync(new URL("../../bench/", import.meta.url), { recursive: true });
   writeFileSync(
     new URL("../../bench/results.json", import.meta.url),
     `${JSON.stringify({ date, machine, rounds: ROUNDS, callsPerRound: CALLS_PER_ROUND, loadConnections: LOAD_CONNECTIONS, figures: rows }, null, 2)}\n`,
   );
-  return { machine, date, rounds: ROUNDS };
 }
 
 await main();
