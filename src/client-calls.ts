@@ -42,6 +42,11 @@ export class ClientCalls {
     count(counts, second, failed);
   }
 
+  /** Forgets a client that went (its context closed): a hub that sees many short clients keeps none of theirs. */
+  forget(clientId: string): void {
+    this.#byClient.delete(clientId);
+  }
+
   /** A client's figures (zeros for one never called). */
   of(clientId: string): CallFigures {
     const counts = this.#byClient.get(clientId);

@@ -252,6 +252,7 @@ function buildServices(config: Config): HubServices {
   const consoleStream = new ConsoleStream(pool, CONSOLE_BUFFER_SIZE, CONSOLE_BUFFER_BYTES);
   const eventTopics = new EventTopics(clients, consoleStream, agents);
   const metrics = new HubMetrics({ browser, pool, console: consoleStream });
+  clients.contexts.on("closed", (clientId) => metrics.clientCalls.forget(clientId));
   const uploads = new UploadFolder(browser, config.maxUploadBytes);
   // The network log first: its attach step turns the Network domain on, which the emulation's conditions need.
   const network = new NetworkLog(pool, browser, NETWORK_LOG_SIZE);
