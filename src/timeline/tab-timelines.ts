@@ -26,7 +26,7 @@ export class TabTimelines {
   #clients: ClientManager;
   #open = new Map<string, TabTimeline>();
   /** Closed tabs' timelines by target, each client's oldest first. */
-  #closed = new Map<string, Map<string, { timeline: TabTimeline; timer: NodeJS.Timeout }>>();
+  #closed = new Map<string, Map<string, { timeline: TabTimeline; timer: NodeJS.Timeout; bytes: number }>>();
   /** Every kept closed timeline's client by target, oldest closed first, and their bytes together. */
   #closedOrder = new Map<string, string>();
   #closedBytes = 0;
@@ -86,9 +86,11 @@ export class TabTimelines {
     if (!kept) this.#closed.set(entry.clientId, (kept = new Map()));
     const timer = setTimeout(() => this.#forget(entry.clientId, entry.target), closedTtlMs);
     timer.unref();
-    kept.set(entry.target, { timeline, timer });
+    // Counted as it closed: a read drops its expired entries later, and the sum must lose what it gained, no more.
+    const { bytes } = timeline.ring;
+    kept.set(entry.target, { timeline, timer, bytes });
     this.#closedOrder.set(entry.target, entry.clientId);
-    this.#closedBytes += timeline.ring.bytes;
+    this.#closedBytes += bytes;
     for (const [target] of kept) {
       if (kept.size <= closedTabs) break;
       this.#forget(entry.clientId, target);
@@ -138,7 +140,7 @@ export class TabTimelines {
     clearTimeout(found.timer);
     kept.delete(target);
     this.#closedOrder.delete(target);
-    this.#closedBytes -= found.timeline.ring.bytes;
+    this.#closedBytes -= found.bytes;
     if (kept.size === 0) this.#closed.delete(clientId);
   }
 }

@@ -127,12 +127,12 @@ function requestEntry(request: NetworkEntry): NewEntry {
   };
 }
 
-function cut(text: string): string {
-  return text.length <= MAX_TEXT_CHARS ? text : copied(`${text.slice(0, MAX_TEXT_CHARS)}…`);
+function cut(text: string, maxChars = MAX_TEXT_CHARS): string {
+  return text.length <= maxChars ? text : copied(`${text.slice(0, maxChars)}…`);
 }
 
 function cutUrl(url: string): string {
-  return url.length <= MAX_URL_CHARS ? url : copied(`${url.slice(0, MAX_URL_CHARS)}…`);
+  return cut(url, MAX_URL_CHARS);
 }
 
 // A slice of a string keeps the whole string alive in V8 (a sliced string points into it): a kept entry cut from a
