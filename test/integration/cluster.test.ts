@@ -284,7 +284,14 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     const first = await agent(2, target, "on two");
     await ready;
     await runFromEach("on two");
+    // The moved agent's `ready` goes to instance 3 on its own socket, a call through Redis could come first: until it
+    // is read there, agent.run answers "has not said ready yet", as on one hub. Its agent.ready says it was.
+    const readyAgain = collect<{ target: string }>(one, "agent.ready", {
+      done: (all) => all.some((event) => event.target === target),
+      timeoutMs: 10_000,
+    });
     await agent(3, target, "on three");
+    await readyAgain;
     // Closed once instance 3's claim fenced instance 2 off: from then on the registry names instance 3.
     expect((await first.closed).code).to.equal(1000);
     await runFromEach("on three");
