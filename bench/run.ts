@@ -123,7 +123,9 @@ function skipped(what: string, why: string): Promise<Figure[]> {
 }
 
 async function main(): Promise<void> {
-  const chrome = await launchChromeWithPort(resolveChromePath(process.env.CHROME_PATH ?? null), []);
+  // As a user starts the Chrome of CDP_URL for a hub that enforces egress policies (docs/security.md): with
+  // --enable-automation Chrome shows the hub its command line, and the hub then sees WebRTC held to the proxy.
+  const chrome = await launchChromeWithPort(resolveChromePath(process.env.CHROME_PATH ?? null), ["--enable-automation"]);
   let child: HubProcess | undefined;
   let hub: WsCaller | undefined;
   let raw: WsCaller | undefined;
