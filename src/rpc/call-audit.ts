@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import { auditCall, type AuditedCall } from "../log.js";
 import { traceIdOf } from "../tracing.js";
 import type { ConnectionState } from "./method.js";
@@ -26,7 +26,7 @@ export function auditCallOf(
   if (typeof clientId === "string") line.clientId = clientId.slice(0, MAX_TEXT);
   for (const name of CODE_PARAMS) {
     const code = params?.[name];
-    if (typeof code === "string") line.codeSha256 = createHash("sha256").update(code).digest("hex");
+    if (typeof code === "string") line.codeSha256 = hash("sha256", code, "hex");
   }
   // The call's own traceparent, else its connection's; one the router refused is not the caller's trace.
   const traceparent = params !== undefined && "traceparent" in params ? params.traceparent : connection.traceparent;
