@@ -123,6 +123,29 @@ describe("TabTimelines", () => {
     expect(() => timelines.read("c0:T0", { scope: null })).to.throw(HubError);
   });
 
+  it("counts a closed timeline out of the hub-wide sum with the bytes it came in with, though a read dropped its expired entries since", () => {
+    const { clients, tabs } = fakeClients();
+    const timelines = new TabTimelines(timelineSettings({ TIMELINE_CLOSED_TABS: "1" }), clients);
+    const closeWith = (tabId: string, texts: string[]): number => {
+      tabs.set(tabId, "alpha");
+      for (const text of texts) timelines.record(tabId, note(text));
+      const entry = clients.entryOf(tabId)!;
+      tabs.delete(tabId);
+      timelines.closed(entry);
+      return timelines.read(entry.target, ALPHA).ring.bytes;
+    };
+    const first = closeWith("A", ["x".repeat(10_000), "y".repeat(10_000), "z".repeat(10_000)]);
+    expect(timelines.closedKept.bytes).to.equal(first);
+    // Two hours on, a read of the closed tab drops its expired entries (the newest stays): the ring holds a third.
+    const read = timelines.read("alpha:A", ALPHA);
+    expect(read.ring.after(0, 10, { now: Date.now() + 2 * 3_600_000 }).map((e) => e.summary[0])).to.deep.equal(["z"]);
+    expect(read.ring.bytes).to.be.below(first / 2);
+    // The next closed tab of the client pushes A out (TIMELINE_CLOSED_TABS=1): the sum is the new one's bytes alone.
+    const second = closeWith("B", ["small"]);
+    expect(() => timelines.read("alpha:A", ALPHA)).to.throw(HubError);
+    expect(timelines.closedKept).to.deep.equal({ timelines: 1, bytes: second });
+  });
+
   it("records nothing with TIMELINE_ENABLED=false, and reads an open tab's as empty", () => {
     const { clients, tabs } = fakeClients();
     tabs.set("T1", "alpha");
