@@ -64,6 +64,12 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
     connected.ready();
     return connected;
   };
+  // Instance 1's agent.ready for `target`: an agent's call goes through once its owner has read the agent's ready.
+  const agentReady = (target: string): Promise<unknown> =>
+    collect<{ target: string }>(one, "agent.ready", {
+      done: (all) => all.some((event) => event.target === target),
+      timeoutMs: 10_000,
+    });
 
   before(async function () {
     this.timeout(START_TIMEOUT_MS + 30_000);
@@ -202,10 +208,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
 
   it("runs an agent task from instance 1 on an agent connected to instance 2, with its status notifications", async () => {
     await one.call("events.subscribe", { topics: ["agents"] });
-    const ready = collect<{ target: string }>(one, "agent.ready", {
-      done: (all) => all.some((event) => event.target === "worker:default"),
-      timeoutMs: 10_000,
-    });
+    const ready = agentReady("worker:default");
     worker = await agent(2, "worker", "on two");
     await ready;
     const statuses = collect<{ target: string; message: string }>(one, "agent.status", {
@@ -277,19 +280,13 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
       }
     };
     await one.call("events.subscribe", { topics: ["agents"] });
-    const ready = collect<{ target: string }>(one, "agent.ready", {
-      done: (all) => all.some((event) => event.target === target),
-      timeoutMs: 10_000,
-    });
+    const ready = agentReady(target);
     const first = await agent(2, target, "on two");
     await ready;
     await runFromEach("on two");
     // The moved agent's `ready` goes to instance 3 on its own socket, a call through Redis could come first: until it
     // is read there, agent.run answers "has not said ready yet", as on one hub. Its agent.ready says it was.
-    const readyAgain = collect<{ target: string }>(one, "agent.ready", {
-      done: (all) => all.some((event) => event.target === target),
-      timeoutMs: 10_000,
-    });
+    const readyAgain = agentReady(target);
     await agent(3, target, "on three");
     await readyAgain;
     // Closed once instance 3's claim fenced instance 2 off: from then on the registry names instance 3.
@@ -298,10 +295,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
   });
 
   it("forgets a killed instance's targets within the TTL; its calls fail fast and nothing hangs", async () => {
-    const ready = collect<{ target: string }>(one, "agent.ready", {
-      done: (all) => all.some((event) => event.target === "scout:default"),
-      timeoutMs: 10_000,
-    });
+    const ready = agentReady("scout:default");
     await agent(3, "scout", "on three");
     await ready;
     let killedAt = Number.POSITIVE_INFINITY;
@@ -342,10 +336,7 @@ describe("cluster over Redis: three hub processes, each with its own Chromium", 
   });
 
   it("reaches the killed instance's agent again at once when it reconnects to another instance", async () => {
-    const ready = collect<{ target: string }>(one, "agent.ready", {
-      done: (all) => all.some((event) => event.target === "scout:default"),
-      timeoutMs: 10_000,
-    });
+    const ready = agentReady("scout:default");
     await agent(2, "scout", "back on two");
     // The event goes out once the registry names instance 2 as its owner, well within the dead owner's TTL.
     await ready;
