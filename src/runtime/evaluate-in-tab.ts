@@ -6,7 +6,7 @@ import { exceptionToError } from "./exception.js";
 import { prepareExpression } from "./expression.js";
 import { evaluationError } from "./syntax-error.js";
 import { guardedCall, nextObjectGroup } from "./guarded-call.js";
-import { applyMaxSize, asSerializationError, readResult, type EvaluateResult } from "./remote-value.js";
+import { applyMaxSize, asSerializationError, primitiveValue, readResult, type EvaluateResult } from "./remote-value.js";
 
 /** The params of `evaluate` once validated and defaulted. */
 export interface EvaluateOptions {
@@ -44,10 +44,12 @@ export function evaluateInTab(tab: TabSession, options: EvaluateOptions, budget:
       holdsObjects = response.result.objectId !== undefined || response.exceptionDetails !== undefined;
       if (response.exceptionDetails)
         throw await evaluationError(tab, { code: options.expression, prepared, details: response.exceptionDetails }, budget);
+      const maxBytes = options.maxSize ?? RESULT_BYTES_HARD_CAP;
+      // A primitive (most values code returns) is the answer as it came: no step more on the hot path.
+      if (!response.result.objectId) return applyMaxSize(primitiveValue(response.result), maxBytes);
       const value = options.awaitPromise
         ? await settled(tab, response.result, { budget, columnOffset: prepared.columnOffset })
         : response.result;
-      const maxBytes = options.maxSize ?? RESULT_BYTES_HARD_CAP;
       const context = { session: tab, budget, objectGroup, awaitPromise: options.awaitPromise, args: options.args, maxBytes };
       return applyMaxSize(await readResult(context, value), maxBytes);
     } finally {

@@ -71,16 +71,23 @@ export async function readResult(context: ReadContext, remote: Protocol.Runtime.
   return readValue(context, called.result);
 }
 
+/** A value that holds no remote object (a primitive, null, undefined, NaN, a bigint) as the protocol's result. */
+export function primitiveValue(remote: Protocol.Runtime.RemoteObject): EvaluateResult {
+  const result: EvaluateResult = { type: remote.type };
+  if (remote.subtype !== undefined) result.subtype = remote.subtype;
+  if (remote.unserializableValue !== undefined) result.unserializableValue = remote.unserializableValue;
+  else if (remote.type !== "undefined") result.value = remote.value ?? null;
+  return result;
+}
+
 /** Maps one remote object: primitives as they are, nodes/functions/symbols by description, other objects by value. */
 export async function readValue(context: ReadContext, remote: Protocol.Runtime.RemoteObject): Promise<EvaluateResult> {
+  const { objectId } = remote;
+  if (!objectId) return primitiveValue(remote);
   const result: EvaluateResult = { type: remote.type };
   if (remote.subtype !== undefined) result.subtype = remote.subtype;
   if (remote.unserializableValue !== undefined) {
     result.unserializableValue = remote.unserializableValue;
-    return result;
-  }
-  if (!remote.objectId) {
-    if (remote.type !== "undefined") result.value = remote.value ?? null;
     return result;
   }
   if (remote.type === "function" || remote.type === "symbol" || remote.subtype === "node") {
@@ -90,7 +97,7 @@ export async function readValue(context: ReadContext, remote: Protocol.Runtime.R
   if (remote.description !== undefined && remote.subtype !== undefined && DESCRIBED_SUBTYPES.has(remote.subtype)) {
     result.description = remote.description;
   }
-  const fetched = await fetchValue(context, remote.objectId);
+  const fetched = await fetchValue(context, objectId);
   result.value = fetched.value;
   if (fetched.truncated) result.truncated = true;
   return result;
