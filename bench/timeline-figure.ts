@@ -1,6 +1,7 @@
 import { answered } from "./compare.js";
 import type { Figure } from "./figure.js";
 import { startHubProcess, type HubProcess } from "./load.js";
+import { alternatedEvaluateCpu, blockRatio } from "./evaluate-cpu.js";
 import { cpuDuring } from "./process-cpu.js";
 import { median, timeSequential } from "./stats.js";
 import { WsCaller } from "./ws-caller.js";
@@ -65,7 +66,7 @@ export async function timelineFigures(cdpUrl: string, rounds: number): Promise<F
         goal: "<= 1.05",
         hub: median(cpu.on),
         alternative: median(cpu.off),
-        ratio: median(cpu.on.map((value, i) => value / (cpu.off[i] ?? value))),
+        ratio: blockRatio(cpu.on, cpu.off),
       },
       {
         name: `a click as its caller waits for it: TIMELINE_PICTURES=on (a before and an after picture, median ${Math.round(bytes / 1024)} KB each) / off (${rounds} alternated blocks of ${BLOCK_CLICKS})`,
@@ -94,13 +95,12 @@ export async function timelineFigures(cdpUrl: string, rounds: number): Promise<F
 
 /** Hub CPU per evaluate (µs) with the timeline off and on, block by block, after a warm-up. */
 async function evaluateCpu(off: Side, on: Side, rounds: number): Promise<{ off: number[]; on: number[] }> {
-  for (const side of [off, on]) await timeSequential(WARMUP_CALLS, side.evaluate);
-  const cpu = { off: [] as number[], on: [] as number[] };
-  for (let round = 0; round < rounds * 5; round++) {
-    cpu.off.push((await cpuDuring(off.pid, () => timeSequential(BLOCK_CALLS, off.evaluate))) / BLOCK_CALLS / 1000);
-    cpu.on.push((await cpuDuring(on.pid, () => timeSequential(BLOCK_CALLS, on.evaluate))) / BLOCK_CALLS / 1000);
-  }
-  return cpu;
+  const [offCpu = [], onCpu = []] = await alternatedEvaluateCpu([off, on], {
+    blocks: rounds * 5,
+    blockCalls: BLOCK_CALLS,
+    warmupCalls: WARMUP_CALLS,
+  });
+  return { off: offCpu, on: onCpu };
 }
 
 /** A click's median wall time and the hub's CPU per click (ms) without pictures and with them, block by block. */

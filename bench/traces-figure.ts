@@ -1,11 +1,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { answered } from "./compare.js";
 import type { Figure } from "./figure.js";
 import { startHubProcess, type HubProcess } from "./load.js";
-import { cpuDuring } from "./process-cpu.js";
-import { median, timeSequential } from "./stats.js";
-import { WsCaller } from "./ws-caller.js";
+import { alternatedEvaluateCpu, blockRatio, openEvaluateSide } from "./evaluate-cpu.js";
+import { median } from "./stats.js";
 
 // Warm-up before measuring (a fresh process compiles its code first), then blocks alternated between the two hubs.
 const WARMUP_CALLS = 2_000;
@@ -26,7 +24,7 @@ export async function tracesFigures(cdpUrl: string, rounds: number): Promise<Fig
   await new Promise<void>((resolve) => sink.listen(0, "127.0.0.1", resolve));
   const endpoint = `http://127.0.0.1:${(sink.address() as AddressInfo).port}`;
   const hubs: HubProcess[] = [];
-  const callers: WsCaller[] = [];
+  const closers: Array<() => Promise<void>> = [];
   try {
     const off = await startHubProcess({ env: { CDP_URL: cdpUrl } });
     hubs.push(off);
@@ -35,31 +33,14 @@ export async function tracesFigures(cdpUrl: string, rounds: number): Promise<Fig
     const beforeRoot = process.env.BENCH_BEFORE_ROOT;
     const before = beforeRoot ? await startHubProcess({ env: { CDP_URL: cdpUrl }, root: beforeRoot }) : null;
     if (before) hubs.push(before);
-    const sides = await Promise.all(
-      [off, on, ...(before ? [before] : [])].map(async (hub) => {
-        const caller = await WsCaller.open(`${hub.url}/rpc`);
-        callers.push(caller);
-        const call = (method: string, params: object): Promise<Record<string, unknown>> =>
-          answered(caller.send({ jsonrpc: "2.0", method, params }));
-        const { target } = (await call("tabs.open", { url: "about:blank", background: true })).result as { target: string };
-        const evaluate = async (): Promise<void> => void (await call("evaluate", { target, expression: "1+1" }));
-        await timeSequential(WARMUP_CALLS, evaluate);
-        return { pid: hub.pid, evaluate };
-      }),
-    );
-    const cpu = { off: [] as number[], on: [] as number[], before: [] as number[] };
-    for (let round = 0; round < rounds * 5; round++) {
-      for (const [name, side] of [
-        ["off", sides[0]],
-        ["on", sides[1]],
-        ["before", sides[2]],
-      ] as const) {
-        if (!side) continue;
-        const nanos = await cpuDuring(side.pid, () => timeSequential(BLOCK_CALLS, side.evaluate));
-        cpu[name].push(nanos / BLOCK_CALLS / 1000);
-      }
-    }
-    const ratios = cpu.on.map((value, i) => value / (cpu.off[i] ?? value));
+    const sides = await Promise.all([off, on, ...(before ? [before] : [])].map(openEvaluateSide));
+    closers.push(...sides.map((side) => side.close));
+    const [offCpu = [], onCpu = [], beforeCpu = []] = await alternatedEvaluateCpu(sides, {
+      blocks: rounds * 5,
+      blockCalls: BLOCK_CALLS,
+      warmupCalls: WARMUP_CALLS,
+    });
+    const cpu = { off: offCpu, on: onCpu, before: beforeCpu };
     return [
       ...(before ? [againstBefore(cpu, rounds)] : []),
       {
@@ -69,11 +50,11 @@ export async function tracesFigures(cdpUrl: string, rounds: number): Promise<Fig
         goal: "(report)",
         hub: median(cpu.on),
         alternative: median(cpu.off),
-        ratio: median(ratios),
+        ratio: blockRatio(cpu.on, cpu.off),
       },
     ];
   } finally {
-    await Promise.all(callers.map((caller) => caller.close()));
+    await Promise.all(closers.map((close) => close()));
     await Promise.all(hubs.map((hub) => hub.stop()));
     await new Promise<void>((resolve) => sink.close(() => resolve()));
   }
@@ -81,7 +62,6 @@ export async function tracesFigures(cdpUrl: string, rounds: number): Promise<Fig
 
 // Tracing off in this build against the build before tracing came in: what a hub that does not trace pays for it.
 function againstBefore(cpu: { off: number[]; before: number[] }, rounds: number): Figure {
-  const ratios = cpu.before.map((value, i) => (cpu.off[i] ?? value) / value);
   return {
     name: `CPU per evaluate("1+1"): this build with tracing off / the build before tracing came in (BENCH_BEFORE_ROOT), ${rounds * 5} alternated blocks of ${BLOCK_CALLS}`,
     label: "CPU per evaluate, tracing off vs before tracing",
@@ -89,6 +69,6 @@ function againstBefore(cpu: { off: number[]; before: number[] }, rounds: number)
     goal: "<= 1.02",
     hub: median(cpu.off),
     alternative: median(cpu.before),
-    ratio: median(ratios),
+    ratio: blockRatio(cpu.off, cpu.before),
   };
 }
