@@ -28,6 +28,7 @@ import { puppeteerFigure } from "./puppeteer-figure.js";
 import { restoreFigures } from "./restore-figure.js";
 import { resumeFigures } from "./resume-figure.js";
 import { hotPathFigures } from "./hot-path-figure.js";
+import { baselineFigure } from "./baseline-figure.js";
 import { liveViewFigures } from "./live-view-figure.js";
 import { screenshotFigure } from "./screenshot-figure.js";
 import { throughputFigure } from "./throughput-figure.js";
@@ -42,6 +43,8 @@ const HUB_CPU_PROFILE_DIR = process.env.BENCH_HUB_CPU_PROF;
 // Part of a step's name: only the steps that have it run (while working on one figure); their table is printed, and
 // bench/results.json and chart.png are left as the last whole run wrote them.
 const ONLY = process.env.BENCH_ONLY;
+// A built checkout of another commit: the baseline step holds this build's CPU per evaluate against that one's.
+const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT;
 
 /**
  * The load figures on a hub started for them alone, on the same Chromium, with its inspector: memory per connection
@@ -74,6 +77,7 @@ function steps(
     ["evaluate throughput", () => throughputFigure(context)],
     ["the hot path against a bare relay process", () => hotPathFigures(context, hubPid)],
     ["json-rpc-2.0: the JSON-RPC engine's share of the hub's CPU per evaluate", () => engineFigure(context)],
+    ["baseline: CPU per evaluate of this build against another commit's (BENCH_BASELINE_ROOT)", () => baselineStep(context)],
     ["screenshot", () => screenshotFigure(context)],
     ["actions: snapshots and clicks against Playwright, chrome-devtools-mcp and puppeteer-core", () => actionFigures(context)],
     [
@@ -115,6 +119,13 @@ function steps(
           : skipped("cluster", `${REDIS_SERVER} is missing (npm run setup installs it)`),
     ],
   ];
+}
+
+/** The baseline figure when BENCH_BASELINE_ROOT names a built checkout of another commit; skipped otherwise. */
+function baselineStep(context: BenchContext): Promise<Figure | Figure[]> {
+  return BASELINE_ROOT
+    ? baselineFigure(context.cdpUrl, BASELINE_ROOT, context.rounds)
+    : skipped("baseline", "BENCH_BASELINE_ROOT is unset (a built checkout of another commit)");
 }
 
 function skipped(what: string, why: string): Promise<Figure[]> {
