@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
 import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { expect } from "chai";
+import { typeCheck } from "../support/type-check.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -40,24 +39,7 @@ describe("tabwire/client types for users outside the repository", function () {
       await symlink(ROOT, path.join(dir, "node_modules", "tabwire"), "dir");
       await writeFile(path.join(dir, "package.json"), JSON.stringify({ name: "consumer", type: "module", private: true }));
       await writeFile(path.join(dir, "use.ts"), CONSUMER);
-      const tsconfig = {
-        compilerOptions: {
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          target: "ES2022",
-          strict: true,
-          noEmit: true,
-          types: ["node"],
-          typeRoots: [path.join(ROOT, "node_modules", "@types")],
-        },
-        files: ["use.ts"],
-      };
-      await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
-      const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
-      const outcome = await promisify(execFile)(process.execPath, [tsc, "-p", dir]).then(
-        () => "compiled",
-        (error: { stdout?: string }) => error.stdout ?? String(error),
-      );
+      const outcome = await typeCheck(dir, "use.ts");
       expect(outcome).to.equal("compiled");
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -1,10 +1,9 @@
-import { execFile } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { expect } from "chai";
+import { typeCheck } from "../support/type-check.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -55,26 +54,7 @@ describe("the dashboard's copies of the hub's shapes", function () {
     const dir = await mkdtemp(path.join(os.tmpdir(), "tabwire-ui-types-"));
     try {
       await writeFile(path.join(dir, "check.ts"), checkFile());
-      const tsconfig = {
-        compilerOptions: {
-          module: "NodeNext",
-          moduleResolution: "NodeNext",
-          target: "ES2022",
-          lib: ["ES2022", "DOM"],
-          strict: true,
-          noEmit: true,
-          skipLibCheck: true,
-          types: ["node"],
-          typeRoots: [path.join(ROOT, "node_modules", "@types")],
-        },
-        files: ["check.ts"],
-      };
-      await writeFile(path.join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
-      const tsc = path.join(ROOT, "node_modules", "typescript", "bin", "tsc");
-      const outcome = await promisify(execFile)(process.execPath, [tsc, "-p", dir]).then(
-        () => "compiled",
-        (error: { stdout?: string }) => error.stdout ?? String(error),
-      );
+      const outcome = await typeCheck(dir, "check.ts", { lib: ["ES2022", "DOM"], skipLibCheck: true });
       expect(outcome).to.equal("compiled");
     } finally {
       await rm(dir, { recursive: true, force: true });
