@@ -84,12 +84,9 @@ export function primitiveValue(remote: Protocol.Runtime.RemoteObject): EvaluateR
 export async function readValue(context: ReadContext, remote: Protocol.Runtime.RemoteObject): Promise<EvaluateResult> {
   const { objectId } = remote;
   if (!objectId) return primitiveValue(remote);
+  // An object: Chrome gives no unserializableValue with an objectId (that is for NaN, -0, Infinity and bigints).
   const result: EvaluateResult = { type: remote.type };
   if (remote.subtype !== undefined) result.subtype = remote.subtype;
-  if (remote.unserializableValue !== undefined) {
-    result.unserializableValue = remote.unserializableValue;
-    return result;
-  }
   if (remote.type === "function" || remote.type === "symbol" || remote.subtype === "node") {
     if (remote.description !== undefined) result.description = remote.description;
     return result;
