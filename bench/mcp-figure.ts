@@ -17,8 +17,9 @@ import { WsCaller } from "./ws-caller.js";
 const ROUNDS = 7;
 const LOAD_TIMEOUT_MS = 30_000;
 const IDLE_BEFORE_CAPTURE_MS = 100;
-const STEPS = ["load the page", "snapshot", "click a ref", "snapshot again", "screenshot"] as const;
-type Step = (typeof STEPS)[number];
+/** An agent's steps, in the order it takes them. */
+export const STEPS = ["load the page", "snapshot", "click a ref", "snapshot again", "screenshot"] as const;
+export type Step = (typeof STEPS)[number];
 
 interface Snapshot {
   text: string;
@@ -27,7 +28,7 @@ interface Snapshot {
 }
 
 /** One MCP server as an agent drives it: the five steps, each one or two tool calls. */
-interface McpAgent {
+export interface McpAgent {
   /** Loads the page in the agent's tab: the first time in a new tab, then by navigating that tab, as agents do. */
   open(url: string): Promise<void>;
   /** The whole snapshot text, and the characters the agent read to get it (every page, when the server pages it). */
@@ -88,7 +89,8 @@ export async function mcpFigures(cdpUrl: string, hubUrl: string): Promise<Figure
   }
 }
 
-async function runSequence(agent: McpAgent, url: string): Promise<{ ms: Record<Step, number>; snapshotChars: number }> {
+/** One pass of the steps on the page at `url`: each step's time, and the characters of the first snapshot (all its pages). */
+export async function runSequence(agent: McpAgent, url: string): Promise<{ ms: Record<Step, number>; snapshotChars: number }> {
   const ms = {} as Record<Step, number>;
   const timed = async <T>(step: Step, run: () => Promise<T>): Promise<T> => {
     const started = performance.now();
@@ -169,7 +171,8 @@ function sizeFigure(what: "snapshot" | "article snapshot" | "tools/list", sizes:
   };
 }
 
-async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
+/** An agent on a tabwire hub's MCP front (Streamable HTTP at `/mcp`), in a session of its own. */
+export async function tabwireAgent(hubUrl: string): Promise<McpAgent> {
   const transport = new StreamableHTTPClientTransport(new URL("/mcp", hubUrl.replace(/^ws/, "http")));
   const client = await connectMcp(transport);
   let target = "";

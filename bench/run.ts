@@ -29,6 +29,7 @@ import { restoreFigures } from "./restore-figure.js";
 import { resumeFigures } from "./resume-figure.js";
 import { hotPathFigures } from "./hot-path-figure.js";
 import { baselineFigure } from "./baseline-figure.js";
+import { baselineMcpFigures } from "./baseline-mcp-figure.js";
 import { liveViewFigures } from "./live-view-figure.js";
 import { screenshotFigure } from "./screenshot-figure.js";
 import { throughputFigure } from "./throughput-figure.js";
@@ -43,7 +44,7 @@ const HUB_CPU_PROFILE_DIR = process.env.BENCH_HUB_CPU_PROF;
 // Part of a step's name: only the steps that have it run (while working on one figure); their table is printed, and
 // bench/results.json and chart.png are left as the last whole run wrote them.
 const ONLY = process.env.BENCH_ONLY;
-// A built checkout of another commit: the baseline step holds this build's CPU per evaluate against that one's.
+// A built checkout of another commit: the baseline step holds this build's CPU per evaluate and MCP steps against that one's.
 const BASELINE_ROOT = process.env.BENCH_BASELINE_ROOT;
 
 /**
@@ -77,7 +78,7 @@ function steps(
     ["evaluate throughput", () => throughputFigure(context)],
     ["the hot path against a bare relay process", () => hotPathFigures(context, hubPid)],
     ["json-rpc-2.0: the JSON-RPC engine's share of the hub's CPU per evaluate", () => engineFigure(context)],
-    ["baseline: CPU per evaluate of this build against another commit's (BENCH_BASELINE_ROOT)", () => baselineStep(context)],
+    ["baseline: CPU per evaluate and the MCP steps of this build against another commit's (BENCH_BASELINE_ROOT)", () => baselineStep(context)],
     ["screenshot", () => screenshotFigure(context)],
     ["actions: snapshots and clicks against Playwright, chrome-devtools-mcp and puppeteer-core", () => actionFigures(context)],
     [
@@ -121,11 +122,11 @@ function steps(
   ];
 }
 
-/** The baseline figure when BENCH_BASELINE_ROOT names a built checkout of another commit; skipped otherwise. */
-function baselineStep(context: BenchContext): Promise<Figure | Figure[]> {
-  return BASELINE_ROOT
-    ? baselineFigure(context.cdpUrl, BASELINE_ROOT, context.rounds)
-    : skipped("baseline", "BENCH_BASELINE_ROOT is unset (a built checkout of another commit)");
+/** The baseline figures when BENCH_BASELINE_ROOT names a built checkout of another commit; skipped otherwise. */
+async function baselineStep(context: BenchContext): Promise<Figure[]> {
+  if (!BASELINE_ROOT) return skipped("baseline", "BENCH_BASELINE_ROOT is unset (a built checkout of another commit)");
+  const cpu = await baselineFigure(context.cdpUrl, BASELINE_ROOT, context.rounds);
+  return [cpu, ...(await baselineMcpFigures(context.cdpUrl, BASELINE_ROOT, context.rounds * 2))];
 }
 
 function skipped(what: string, why: string): Promise<Figure[]> {
