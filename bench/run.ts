@@ -78,7 +78,7 @@ function steps(
     ["evaluate throughput", () => throughputFigure(context)],
     ["the hot path against a bare relay process", () => hotPathFigures(context, hubPid)],
     ["json-rpc-2.0: the JSON-RPC engine's share of the hub's CPU per evaluate", () => engineFigure(context)],
-    ["baseline: CPU per evaluate and the MCP steps of this build against another commit's (BENCH_BASELINE_ROOT)", () => baselineStep(context)],
+    ["baseline: CPU per evaluate and MCP steps against another commit's build (BENCH_BASELINE_ROOT)", () => baselineStep(context)],
     ["screenshot", () => screenshotFigure(context)],
     ["actions: snapshots and clicks against Playwright, chrome-devtools-mcp and puppeteer-core", () => actionFigures(context)],
     [
