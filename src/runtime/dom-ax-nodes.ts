@@ -3,12 +3,12 @@ import type { Budget } from "../budget.js";
 import { RemoteFrames, type FrameSession } from "../cdp/remote-frames.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { addressKey, MAX_SNAPSHOT_NODES, type SnapshotAxNode } from "./ax-tree.js";
-import { NODE_OF_ID, READ_DOM_AX } from "./dom-ax-script.js";
-import { runHubScript } from "./hub-script.js";
+import { NODE_OF_ID } from "./dom-ax-script.js";
 import type { Box } from "./node-boxes.js";
 import { inSnapshotWorld } from "./snapshot-world.js";
+import { runWorldScript } from "./world-scripts.js";
 
-/** What the page script answers for one document (see READ_DOM_AX). */
+/** What the page script answers for one document (see READ_DOM_AX in dom-ax-script.ts). */
 interface DomRead {
   nodes: (number | string | null)[];
   boxes: number[];
@@ -82,18 +82,10 @@ async function readDocument(walk: Walk, at: Process & { frameId: string }, ifram
     return;
   }
   const { read, contextId } = await inSnapshotWorld(at.session, { frameId: at.frameId, budget }, async (contextId) => {
-    const { result, exceptionDetails } = await runHubScript("the hub's read of the page for snapshot", () =>
-      at.session.send(
-        "Runtime.evaluate",
-        // Boxes are measured in the tab's viewport only from the main frame's world (frames of another origin carry none).
-        {
-          expression: `(${READ_DOM_AX})(${walk.wantBoxes && iframe === null}, ${walk.maxNodes - walk.all.length})`,
-          contextId,
-          returnByValue: true,
-        },
-        { budget },
-      ),
-    );
+    const world = { frameId: at.frameId, contextId, budget, what: "the hub's read of the page for snapshot" };
+    // Boxes are measured in the tab's viewport only from the main frame's world (frames of another origin carry none).
+    const args = [walk.wantBoxes && iframe === null, walk.maxNodes - walk.all.length];
+    const { result, exceptionDetails } = await runWorldScript(at.session, world, { script: "read", args });
     if (exceptionDetails)
       throw new Error(`the snapshot's page script failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
     return { read: result.value as DomRead, contextId };

@@ -242,13 +242,14 @@ export const DOM_AX_READER = `function (state, options) {
 
 /**
  * Reads the world's document whole: `(READ_WHOLE)(state, wantBoxes, maxNodes)` answers what the reader read, and keeps
- * each node's line as of this read and the shadow roots and documents it went into.
+ * each node's line as of this read and the shadow roots and documents it went into. The reader is the world's
+ * (`state.scripts.reader`, see world-scripts.ts).
  */
 export const READ_WHOLE = `function (state, wantBoxes, maxNodes) {
   const generation = (state.readGeneration = ++state.generation);
   state.roots = new Set();
   const onPush = (node, key) => state.lines.set(node, [generation, key]);
-  const reader = (${DOM_AX_READER})(state, { wantBoxes, maxNodes, onPush });
+  const reader = state.scripts.reader(state, { wantBoxes, maxNodes, onPush });
   reader.walkDocument(-1, document);
   return reader.answer();
 }`;

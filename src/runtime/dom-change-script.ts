@@ -1,4 +1,4 @@
-import { DOM_AX_READER, DOM_AX_STATE, READ_WHOLE } from "./dom-ax-script.js";
+import { DOM_AX_STATE, READ_WHOLE } from "./dom-ax-script.js";
 
 /** The most mutation records (and input events) an action's watch keeps; past them the whole page counts as changed. */
 const MAX_RECORDS = 10_000;
@@ -11,7 +11,8 @@ const NAME_LEVELS = 8;
  * The page script that starts watching the page for an action (in the hub's snapshot world of the main frame): a
  * MutationObserver on the document and on the shadow roots and same-origin documents the last read went into, and
  * input and change events (a field's value is no mutation). A document never read is read first, so that what the
- * action changes can be told from what was there. Called as `(ARM_CHANGES)(maxNodes)`; answers `{url, title}`.
+ * action changes can be told from what was there. Called as `(ARM_CHANGES)(maxNodes)`; answers `{url, title}`. Both
+ * change scripts use the world's reader (`state.scripts.reader`, see world-scripts.ts).
  */
 export const ARM_CHANGES = `function (maxNodes) {
   const state = ${DOM_AX_STATE};
@@ -82,7 +83,7 @@ export const TAKE_CHANGES = `async function (maxNodes, maxEntries, settleMs) {
     for (let up = node; up; up = parentOf(up)) if (added.has(up)) return true;
     return false;
   };
-  const read = (${DOM_AX_READER})(state, {
+  const read = state.scripts.reader(state, {
     wantBoxes: false,
     maxNodes,
     onPush: (node, key, index) => {

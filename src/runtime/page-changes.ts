@@ -2,11 +2,10 @@ import type { Budget } from "../budget.js";
 import { isContextGone } from "../cdp/protocol-errors.js";
 import type { TabSession } from "../cdp/tab-session.js";
 import { MAX_SNAPSHOT_NODES, textLine } from "./ax-tree.js";
-import { ARM_CHANGES, TAKE_CHANGES } from "./dom-change-script.js";
-import { runHubScript } from "./hub-script.js";
 import { linkNewWorldNodes } from "./ref-links.js";
 import { refRegistryOf, type WorldAddress } from "./ref-registry.js";
 import { inSnapshotWorld } from "./snapshot-world.js";
+import { runWorldScript } from "./world-scripts.js";
 
 /** The most lines of page changes an action answers. */
 export const MAX_CHANGE_LINES = 40;
@@ -30,7 +29,7 @@ export interface PageChanges {
   truncated?: true;
 }
 
-/** What the page script answers when the watch ends (see TAKE_CHANGES). */
+/** What the page script answers when the watch ends (see TAKE_CHANGES in dom-change-script.ts). */
 interface Taken {
   url: string;
   title: string;
@@ -66,7 +65,7 @@ export class ChangeWatch {
   static async arm(tab: TabSession, budget: Budget): Promise<ChangeWatch | null> {
     // A dialog left open holds the page: the watch would wait for dialog.handle, and the action with it.
     if (tab.openDialog) return null;
-    const armed = await inMainWorld<{ url: string; title: string }>(tab, `(${ARM_CHANGES})(${MAX_SNAPSHOT_NODES})`, budget).catch(
+    const armed = await inMainWorld<{ url: string; title: string }>(tab, { script: "arm", args: [MAX_SNAPSHOT_NODES] }, budget).catch(
       (error: unknown) => (isContextGone(error) ? null : Promise.reject(error)),
     );
     return armed && new ChangeWatch(tab, armed.value);
@@ -76,9 +75,9 @@ export class ChangeWatch {
   async take(budget: Budget, options: { dialogOpen: boolean }): Promise<PageChanges | undefined> {
     // A dialog left open holds the page: nothing runs there until dialog.handle.
     if (options.dialogOpen) return undefined;
-    const expression = `(${TAKE_CHANGES})(${MAX_SNAPSHOT_NODES}, ${MAX_ENTRIES}, ${NAVIGATION_SETTLE_MS})`;
+    const take = { script: "take", args: [MAX_SNAPSHOT_NODES, MAX_ENTRIES, NAVIGATION_SETTLE_MS] } as const;
     const read = (): Promise<{ value: Taken; contextId: number } | null> =>
-      inMainWorld<Taken>(this.#tab, expression, budget).catch((error: unknown) =>
+      inMainWorld<Taken>(this.#tab, take, budget).catch((error: unknown) =>
         // The document was replaced while it was read: what it changed is no longer there to tell.
         isContextGone(error) ? null : Promise.reject(error),
       );
@@ -130,11 +129,14 @@ async function unlessDialogOpens<T>(tab: TabSession, read: () => Promise<T | nul
 }
 
 /** Runs one of the change scripts in the hub's world of the tab's main frame: its value, and that world's context. */
-async function inMainWorld<T>(tab: TabSession, expression: string, budget: Budget): Promise<{ value: T; contextId: number } | null> {
+async function inMainWorld<T>(
+  tab: TabSession,
+  call: { script: "arm" | "take"; args: readonly number[] },
+  budget: Budget,
+): Promise<{ value: T; contextId: number } | null> {
   return inSnapshotWorld(tab, { frameId: tab.tabId, budget }, async (contextId) => {
-    const { result, exceptionDetails } = await runHubScript("the hub's watch of what an action changed", () =>
-      tab.send("Runtime.evaluate", { expression, contextId, returnByValue: true, awaitPromise: true }, { budget }),
-    );
+    const world = { frameId: tab.tabId, contextId, budget, what: "the hub's watch of what an action changed" };
+    const { result, exceptionDetails } = await runWorldScript(tab, world, call);
     return exceptionDetails ? null : { value: result.value as T, contextId };
   });
 }
