@@ -126,7 +126,7 @@ function steps(
 async function baselineStep(context: BenchContext): Promise<Figure[]> {
   if (!BASELINE_ROOT) return skipped("baseline", "BENCH_BASELINE_ROOT is unset (a built checkout of another commit)");
   const cpu = await baselineFigure(context.cdpUrl, BASELINE_ROOT, context.rounds);
-  return [cpu, ...(await baselineMcpFigures(context.cdpUrl, BASELINE_ROOT, context.rounds * 2))];
+  return [cpu, ...(await baselineMcpFigures(context.cdpUrl, BASELINE_ROOT, context.rounds * 4))];
 }
 
 function skipped(what: string, why: string): Promise<Figure[]> {
