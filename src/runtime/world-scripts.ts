@@ -4,15 +4,13 @@ import type { FrameSession } from "../cdp/remote-frames.js";
 import { DOM_AX_READER, DOM_AX_STATE, READ_DOM_AX } from "./dom-ax-script.js";
 import { ARM_CHANGES, TAKE_CHANGES } from "./dom-change-script.js";
 import { runHubScript } from "./hub-script.js";
+import { scriptsMadeIn } from "./snapshot-world.js";
 
 /** The hub's scripts kept in its snapshot world of a document (`state.scripts`): the reader, and those a call runs. */
 const SOURCES = { reader: DOM_AX_READER, read: READ_DOM_AX, arm: ARM_CHANGES, take: TAKE_CHANGES } as const;
 
 /** A script a call runs in the hub's world: a snapshot's read, or an action's watch starting (arm) or ending (take). */
 export type WorldScript = Exclude<keyof typeof SOURCES, "reader">;
-
-/** Per session, per frame: the world's context the scripts were last made in, and which. */
-const made = new WeakMap<FrameSession, Map<string, { contextId: number; scripts: Set<string> }>>();
 
 /**
  * Runs one of the hub's scripts in its world of a frame's document (`contextId`, see inSnapshotWorld), with numbers and
@@ -26,9 +24,6 @@ export async function runWorldScript(
   world: { frameId: string; contextId: number; budget: Budget; what: string },
   call: { script: WorldScript; args: readonly (number | boolean)[] },
 ): Promise<Protocol.Runtime.EvaluateResponse> {
-  let frames = made.get(session);
-  if (!frames) made.set(session, (frames = new Map()));
-  const known = frames.get(world.frameId);
   const needs = ["reader", call.script] as const;
   const args = call.args.join(", ");
   const run = (expression: string): Promise<Protocol.Runtime.EvaluateResponse> =>
@@ -39,7 +34,7 @@ export async function runWorldScript(
         { budget: world.budget },
       ),
     );
-  const scripts = known?.contextId === world.contextId ? known.scripts : new Set<string>();
+  const scripts = scriptsMadeIn(session, world);
   if (needs.every((name) => scripts.has(name))) {
     const answer = await run(`globalThis.__tabwire?.scripts?.${call.script}?.(${args})`);
     // Each script answers an object: undefined is a world without them.
@@ -52,9 +47,6 @@ export async function runWorldScript(
   ${sources.join("\n  ")}
   return scripts.${call.script}(${args});
 })()`);
-  if (!answer.exceptionDetails) {
-    for (const name of needs) scripts.add(name);
-    frames.set(world.frameId, { contextId: world.contextId, scripts });
-  }
+  if (!answer.exceptionDetails) for (const name of needs) scripts.add(name);
   return answer;
 }

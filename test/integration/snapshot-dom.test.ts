@@ -89,6 +89,27 @@ describe('snapshot source "dom": the hub reads the DOM itself, in Chrome\'s voca
     expect(await evaluate(suite.client, target, "typeof globalThis.__tabwire")).to.deep.include({ value: "undefined" });
   });
 
+  it("after the tab moved to another renderer process, the hub reads and acts in its own world, never the page's", async () => {
+    // Chrome numbers execution contexts per renderer process: 127.0.0.1 and localhost are two sites, so two processes,
+    // and after a few pages in the second one its page's own context has the number the hub's world had in the first.
+    const elsewhere = suite.fixtures.url("world-trap.html").replace("127.0.0.1", "localhost");
+    for (let pages = 1; pages <= 5; pages++) {
+      const { target } = await open("world-trap.html");
+      await suite.client.call("snapshot", { target, source: "dom" });
+      for (let page = 1; page <= pages; page++) await suite.client.call("navigate", { target, url: `${elsewhere}?page=${page}` });
+      const { text } = await suite.client.call("snapshot", { target, source: "dom" });
+      expect(text, `after ${pages} page(s) on localhost`)
+        .to.match(/button "Go" \[ref=e\d+\]/)
+        .and.not.include("forged");
+      await suite.client.click({ target, ref: /button "Go" \[ref=(e\d+)\]/.exec(text)?.[1] as string });
+      expect(await evaluate(suite.client, target, "[window.__touched, document.querySelector('#go').textContent]")).to.deep.include({
+        value: [null, "Clicked"],
+      });
+      await closeTab(suite.client, target);
+      tab = undefined;
+    }
+  });
+
   it("a page of 10,000 accessible nodes comes back whole, and its refs work", async () => {
     const { target } = await open("big.html");
     const { text } = await suite.client.call("snapshot", { target, source: "dom" });
