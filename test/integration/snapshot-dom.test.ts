@@ -89,7 +89,9 @@ describe('snapshot source "dom": the hub reads the DOM itself, in Chrome\'s voca
     expect(await evaluate(suite.client, target, "typeof globalThis.__tabwire")).to.deep.include({ value: "undefined" });
   });
 
-  it("after the tab moved to another renderer process, the hub reads and acts in its own world, never the page's", async () => {
+  it("after the tab moved to another renderer process, the hub reads and acts in its own world, never the page's", async function () {
+    // Five tabs and twenty page loads: a slow day's time, not the suite's 30 s for one snapshot.
+    this.timeout(120_000);
     // Chrome numbers execution contexts per renderer process: 127.0.0.1 and localhost are two sites, so two processes,
     // and after a few pages in the second one its page's own context has the number the hub's world had in the first.
     const elsewhere = suite.fixtures.url("world-trap.html").replace("127.0.0.1", "localhost");
