@@ -1,3 +1,4 @@
+import { baselineMcpFigures } from "./baseline-mcp-figure.js";
 import { alternatedEvaluateCpu, blockRatio, openEvaluateSide } from "./evaluate-cpu.js";
 import type { Figure } from "./figure.js";
 import { startHubProcess, type HubProcess } from "./load.js";
@@ -9,17 +10,28 @@ const BLOCK_CALLS = 200;
 /**
  * This build against another, hub against hub: `root` is a built checkout of another commit (BENCH_BASELINE_ROOT;
  * `git worktree add ../base <commit>`, then `npm ci && npm run build` there). Each runs a hub process of its own on
- * the bench's Chrome, and the same client calls evaluate("1+1") on each in blocks that take turns. The CPU of each
- * process per call, and the median of the per-block ratios: a steadier figure of what the hub's own code came to cost
- * than the hot path's ratio to the relay, whose process moves with the machine.
+ * the bench's Chrome, started once for both figures: the CPU per evaluate, then an agent's MCP steps
+ * (baseline-mcp-figure.ts), each for its number of rounds.
  */
-export async function baselineFigure(cdpUrl: string, root: string, rounds: number): Promise<Figure> {
+export async function baselineFigures(cdpUrl: string, root: string, rounds: { cpu: number; mcp: number }): Promise<Figure[]> {
   const hubs: HubProcess[] = [];
-  const closers: Array<() => Promise<void>> = [];
   try {
     for (const options of [{ env: { CDP_URL: cdpUrl } }, { env: { CDP_URL: cdpUrl }, root }]) hubs.push(await startHubProcess(options));
-    const sides = await Promise.all(hubs.map(openEvaluateSide));
-    closers.push(...sides.map((side) => side.close));
+    const cpu = await cpuFigure(hubs, rounds.cpu);
+    return [cpu, ...(await baselineMcpFigures(hubs, rounds.mcp))];
+  } finally {
+    await Promise.all(hubs.map((hub) => hub.stop()));
+  }
+}
+
+/**
+ * The same client calls evaluate("1+1") on each hub in blocks that take turns: the CPU of each process per call, and
+ * the median of the per-block ratios, a steadier figure of what the hub's own code came to cost than the hot path's
+ * ratio to the relay, whose process moves with the machine.
+ */
+async function cpuFigure(hubs: readonly HubProcess[], rounds: number): Promise<Figure> {
+  const sides = await Promise.all(hubs.map(openEvaluateSide));
+  try {
     const blocks = rounds * 5;
     const [now = [], then = []] = await alternatedEvaluateCpu(sides, { blocks, blockCalls: BLOCK_CALLS, warmupCalls: WARMUP_CALLS });
     return {
@@ -32,7 +44,6 @@ export async function baselineFigure(cdpUrl: string, root: string, rounds: numbe
       ratio: blockRatio(now, then),
     };
   } finally {
-    await Promise.all(closers.map((close) => close()));
-    await Promise.all(hubs.map((hub) => hub.stop()));
+    await Promise.all(sides.map((side) => side.close()));
   }
 }

@@ -1,6 +1,6 @@
 import type { Figure } from "./figure.js";
 import { serveLargePage } from "./large-page.js";
-import { startHubProcess, type HubProcess } from "./load.js";
+import type { HubProcess } from "./load.js";
 import { runSequence, STEPS, tabwireAgent, type McpAgent, type Step } from "./mcp-figure.js";
 import { median } from "./stats.js";
 
@@ -12,17 +12,14 @@ const CARRIES: Partial<Record<Step, string>> = {
 
 /**
  * An agent's MCP steps (load the 5,000-element page, snapshot every page, click a ref, snapshot again, screenshot) on
- * this build against another, hub against hub: `root` is a built checkout of another commit (BENCH_BASELINE_ROOT).
- * Each runs a hub process of its own on the bench's Chrome, an agent in an MCP session on each, rounds taking turns
- * after a warm-up round. The figures the MCP step rows hold against the peers, held against an older hub instead,
- * whose numbers do not move with the peers' processes.
+ * this build's hub and on another build's (`hubs`: this build first; see baseline-figure.ts), an agent in an MCP
+ * session on each, rounds taking turns after a warm-up round. The figures the MCP step rows hold against the peers,
+ * held against an older hub instead, whose numbers do not move with the peers' processes.
  */
-export async function baselineMcpFigures(cdpUrl: string, root: string, rounds: number): Promise<Figure[]> {
-  const hubs: HubProcess[] = [];
+export async function baselineMcpFigures(hubs: readonly HubProcess[], rounds: number): Promise<Figure[]> {
   const agents: McpAgent[] = [];
   const page = await serveLargePage();
   try {
-    for (const options of [{ env: { CDP_URL: cdpUrl } }, { env: { CDP_URL: cdpUrl }, root }]) hubs.push(await startHubProcess(options));
     for (const hub of hubs) agents.push(await tabwireAgent(hub.url));
     const times = agents.map(() => Object.fromEntries(STEPS.map((step) => [step, [] as number[]])) as Record<Step, number[]>);
     for (let round = -1; round < rounds; round++) {
@@ -47,7 +44,6 @@ export async function baselineMcpFigures(cdpUrl: string, root: string, rounds: n
     });
   } finally {
     for (const agent of agents) await agent.close().catch(() => undefined);
-    await Promise.all(hubs.map((hub) => hub.stop()));
     await page.close();
   }
 }

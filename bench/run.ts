@@ -28,8 +28,7 @@ import { puppeteerFigure } from "./puppeteer-figure.js";
 import { restoreFigures } from "./restore-figure.js";
 import { resumeFigures } from "./resume-figure.js";
 import { hotPathFigures } from "./hot-path-figure.js";
-import { baselineFigure } from "./baseline-figure.js";
-import { baselineMcpFigures } from "./baseline-mcp-figure.js";
+import { baselineFigures } from "./baseline-figure.js";
 import { liveViewFigures } from "./live-view-figure.js";
 import { screenshotFigure } from "./screenshot-figure.js";
 import { throughputFigure } from "./throughput-figure.js";
@@ -125,8 +124,7 @@ function steps(
 /** The baseline figures when BENCH_BASELINE_ROOT names a built checkout of another commit; skipped otherwise. */
 async function baselineStep(context: BenchContext): Promise<Figure[]> {
   if (!BASELINE_ROOT) return skipped("baseline", "BENCH_BASELINE_ROOT is unset (a built checkout of another commit)");
-  const cpu = await baselineFigure(context.cdpUrl, BASELINE_ROOT, context.rounds);
-  return [cpu, ...(await baselineMcpFigures(context.cdpUrl, BASELINE_ROOT, context.rounds * 4))];
+  return baselineFigures(context.cdpUrl, BASELINE_ROOT, { cpu: context.rounds, mcp: context.rounds * 4 });
 }
 
 function skipped(what: string, why: string): Promise<Figure[]> {
