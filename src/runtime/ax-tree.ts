@@ -104,26 +104,44 @@ export function buildAxTree(nodes: readonly AxNode[], options: AxTreeOptions): A
   const byId = new Map<string, AxNode>();
   for (const node of nodes) byId.set(node.nodeId, node);
   // The root is never dropped: a page always answers with one tree, however bare.
-  const { root: wanted, refs } = options;
+  const wanted = options.root;
   const top =
     (wanted === undefined
       ? nodes.find((node) => node.parentId === undefined || !byId.has(node.parentId))
-      : nodes.find((node) => isRef(node, wanted, refs))) ?? EMPTY_ROOT;
+      : nodes.find((node) => isRef(node, wanted, options.refs))) ?? EMPTY_ROOT;
   const builder = new TreeBuilder(byId, options);
   const root = builder.keep(top, 0);
   builder.addChildren(top, root, 1);
+  // The lines are written when asked: a compact snapshot writes its own from the tree (snapshot-compact.ts).
+  const { kept, refs, truncated } = builder;
+  let lines: AxLine[] | undefined;
+  const linesOf = (): AxLine[] =>
+    (lines ??= kept.map(({ out, depth, node }) => ({ text: textLine(out, depth), bare: bareLine(out), depth, node })));
   return {
     root,
-    text: builder.lines.map((line) => line.text).join("\n"),
-    refs: builder.refs,
-    lines: builder.lines,
-    truncated: builder.truncated,
+    get text() {
+      return linesOf()
+        .map((line) => line.text)
+        .join("\n");
+    },
+    refs,
+    get lines() {
+      return linesOf();
+    },
+    truncated,
   };
+}
+
+/** A node the tree kept, at its depth, with the ref of the DOM node it names (null for none). */
+interface Kept {
+  out: SnapshotNode;
+  depth: number;
+  node: string | null;
 }
 
 /** Walks the AX nodes depth first, lifting the children of dropped nodes into the nearest kept ancestor. */
 class TreeBuilder {
-  readonly lines: AxLine[] = [];
+  readonly kept: Kept[] = [];
   readonly refs = new Map<string, NodeAddress | null>();
   truncated = false;
   #byId: ReadonlyMap<string, AxNode>;
@@ -134,7 +152,7 @@ class TreeBuilder {
     this.#options = options;
   }
 
-  /** Makes the output node for `node` at `depth`: its ref (remembering the DOM node it names) and its text line. */
+  /** Makes the output node for `node` at `depth`: its ref, remembering the DOM node it names. */
   keep(node: AxNode, depth: number): SnapshotNode {
     const address = addressOf(node);
     const ref = this.#options.refs.refOf(address);
@@ -142,10 +160,7 @@ class TreeBuilder {
     const out: SnapshotNode = { ref, role: roleOf(node), name: nameOf(node) };
     const value = valueOf(node);
     if (value !== undefined) out.value = value;
-    const bare = textLine({ ...out, ref: "" }, 0)
-      .replace(" [ref=]", "")
-      .slice(2);
-    this.lines.push({ text: textLine(out, depth), bare, depth, node: address && ref });
+    this.kept.push({ out, depth, node: address && ref });
     return out;
   }
 
@@ -170,7 +185,7 @@ class TreeBuilder {
       }
     }
     if (this.#options.maxDepth !== undefined && depth > this.#options.maxDepth) return;
-    if (this.lines.length >= (this.#options.maxNodes ?? MAX_SNAPSHOT_NODES)) {
+    if (this.kept.length >= (this.#options.maxNodes ?? MAX_SNAPSHOT_NODES)) {
       this.truncated = true;
       return;
     }
@@ -232,4 +247,11 @@ export function textLine(node: SnapshotNode, depth: number): string {
   const name = node.name === "" ? "" : ` ${JSON.stringify(node.name)}`;
   const value = node.value === undefined ? "" : `: ${JSON.stringify(node.value)}`;
   return `${"  ".repeat(depth)}- ${node.role}${name} [ref=${node.ref}]${value}`;
+}
+
+/** A line as a diff compares it: `button "Submit"`, without its dash, indent or ref. */
+function bareLine(node: SnapshotNode): string {
+  const name = node.name === "" ? "" : ` ${JSON.stringify(node.name)}`;
+  const value = node.value === undefined ? "" : `: ${JSON.stringify(node.value)}`;
+  return `${node.role}${name}${value}`;
 }

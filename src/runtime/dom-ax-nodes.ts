@@ -8,7 +8,7 @@ import type { Box } from "./node-boxes.js";
 import { inSnapshotWorld } from "./snapshot-world.js";
 import { runWorldScript } from "./world-scripts.js";
 
-/** What the page script answers for one document (see READ_DOM_AX in dom-ax-script.ts). */
+/** What the page script answers for one document, as JSON text (see READ_DOM_AX in dom-ax-script.ts). */
 interface DomRead {
   nodes: (number | string | null)[];
   boxes: number[];
@@ -88,7 +88,8 @@ async function readDocument(walk: Walk, at: Process & { frameId: string }, ifram
     const { result, exceptionDetails } = await runWorldScript(at.session, world, { script: "read", args });
     if (exceptionDetails)
       throw new Error(`the snapshot's page script failed: ${exceptionDetails.exception?.description ?? exceptionDetails.text}`);
-    return { read: result.value as DomRead, contextId };
+    if (typeof result.value !== "string") throw new Error("the snapshot's page script answered no text");
+    return { read: JSON.parse(result.value) as DomRead, contextId };
   });
   if (read.truncated) walk.truncated = true;
   const reader: Reader = { ...at, contextId };
@@ -108,7 +109,14 @@ function addNodes(walk: Walk, document: { reader: Reader; read: DomRead; under: 
   const prefix = `${reader.remoteFrame ?? ""}/${reader.contextId}.`;
   const made: SnapshotAxNode[] = [];
   for (let at = 0; at < read.nodes.length; at += FIELDS) {
-    const [parent, role, name, value, id] = read.nodes.slice(at, at + FIELDS) as [number, string, string, string | number | null, number];
+    const { nodes } = read;
+    const [parent, role, name, value, id] = [nodes[at], nodes[at + 1], nodes[at + 2], nodes[at + 3], nodes[at + 4]] as [
+      number,
+      string,
+      string,
+      string | number | null,
+      number,
+    ];
     const address = { pageNode: id, contextId: reader.contextId, ...processOf(reader) };
     const node: SnapshotAxNode = {
       nodeId: prefix + id,
