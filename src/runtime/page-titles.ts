@@ -44,6 +44,14 @@ const WATCH_TITLE = `(() => {
   report(true);
 })()`;
 
+/** What the hub knows of one page's title: the last one reported, its world's context (null while none is known), and how many installs began. */
+interface TitleState {
+  title: string | null;
+  contextId: number | null;
+  installs: number;
+  tab: TabSession;
+}
+
 /** Keeps the hub's record of every page's title current, for tabs.list and tab.updated (see PageTitles). */
 export function watchPageTitles(pool: SessionPool, browser: Browser): void {
   new PageTitles(pool, browser);
@@ -57,7 +65,7 @@ export function watchPageTitles(pool: SessionPool, browser: Browser): void {
 class PageTitles {
   #browser: Browser;
   /** The title each page last reported, and the context of its world (null while none is known). */
-  #tabs = new Map<string, { title: string | null; contextId: number | null; tab: TabSession }>();
+  #tabs = new Map<string, TitleState>();
 
   constructor(pool: SessionPool, browser: Browser) {
     this.#browser = browser;
@@ -69,7 +77,7 @@ class PageTitles {
 
   async #watch(tab: TabSession): Promise<void> {
     if (tab.cdp.isClosed) return;
-    const state = { title: null, contextId: null, tab };
+    const state: TitleState = { title: null, contextId: null, installs: 0, tab };
     this.#tabs.set(tab.tabId, state);
     // The record goes with its session: a tab closed while its session attached is gone before it was recorded, and
     // would hold the session for the life of the hub (1,000 tab cycles kept 90 of them).
@@ -90,13 +98,18 @@ class PageTitles {
     await this.#install(tab, state);
   }
 
-  /** Makes the world in the tab's top document and starts the script there; a navigation in between installs again. */
-  async #install(tab: TabSession, state: { contextId: number | null }): Promise<void> {
+  /**
+   * Makes the world in the tab's top document and starts the script there; a navigation in between installs again,
+   * and the install it overtook keeps nothing: Chrome numbers contexts per renderer process, so the old document's
+   * number may name another context of the new one.
+   */
+  async #install(tab: TabSession, state: TitleState): Promise<void> {
+    const install = ++state.installs;
     try {
       const options = { timeoutMs: COMMAND_TIMEOUT_MS };
       const { executionContextId } = await tab.send("Page.createIsolatedWorld", { frameId: tab.tabId, worldName: WORLD_NAME }, options);
       await tab.send("Runtime.evaluate", { expression: WATCH_TITLE, contextId: executionContextId }, options);
-      state.contextId = executionContextId;
+      if (install === state.installs) state.contextId = executionContextId;
     } catch (error) {
       log.debug("cannot watch a page's title", { tabId: tab.tabId, error: (error as Error).message });
     }
@@ -129,7 +142,7 @@ class PageTitles {
     if (state && state.title !== null && state.title !== page.title) this.#askAgain(state);
   }
 
-  #askAgain(state: { contextId: number | null; tab: TabSession }): void {
+  #askAgain(state: TitleState): void {
     if (state.contextId === null) return;
     const options = { timeoutMs: COMMAND_TIMEOUT_MS };
     state.tab.send("Runtime.evaluate", { expression: "tabwireTitleAgain()", contextId: state.contextId }, options).catch(() => {});
