@@ -44,14 +44,12 @@ function fakeTab() {
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Answers the oldest held command of `method` (in context `contextId` when given) with `value`. */
-function answer(held: Held[], method: string, value: object = {}, contextId?: number): Held {
-  const index = held.findIndex(
-    (command) => command.method === method && (contextId === undefined || command.params.contextId === contextId),
-  );
-  const [command] = held.splice(index, 1);
-  if (!command) throw new Error(`no ${method} is held`);
-  command.answer(value);
-  return command;
+function answer(held: Held[], command: { method: string; contextId?: number }, value: object = {}): void {
+  const { method, contextId } = command;
+  const index = held.findIndex((each) => each.method === method && (contextId === undefined || each.params.contextId === contextId));
+  const [found] = held.splice(index, 1);
+  if (index < 0 || !found) throw new Error(`no ${method} is held`);
+  found.answer(value);
 }
 
 describe("page titles: the hub's title watch asks the world of the page's current document", () => {
@@ -62,18 +60,18 @@ describe("page titles: the hub's title watch asks the world of the page's curren
     const browser = { onPageGone: () => undefined, on: () => undefined, noteTitle: () => undefined } as unknown as Browser;
     watchPageTitles(pool, browser);
     const watching = attach(tab);
-    answer(held, "Runtime.addBinding");
+    answer(held, { method: "Runtime.addBinding" });
     await settle();
     // The first document's world is made as context 5; its script is still starting when the page navigates.
-    answer(held, "Page.createIsolatedWorld", { executionContextId: 5 });
+    answer(held, { method: "Page.createIsolatedWorld" }, { executionContextId: 5 });
     await settle();
     navigate();
-    answer(held, "Page.createIsolatedWorld", { executionContextId: 7 });
+    answer(held, { method: "Page.createIsolatedWorld" }, { executionContextId: 7 });
     await settle();
     // The new document's script starts first, then the old one's answers.
-    answer(held, "Runtime.evaluate", {}, 7);
+    answer(held, { method: "Runtime.evaluate", contextId: 7 });
     await settle();
-    answer(held, "Runtime.evaluate", {}, 5);
+    answer(held, { method: "Runtime.evaluate", contextId: 5 });
     await watching;
     sameDocument();
     const asked = held.filter((command) => command.params.expression === "tabwireTitleAgain()");
