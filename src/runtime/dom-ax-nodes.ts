@@ -108,15 +108,13 @@ function addNodes(walk: Walk, document: { reader: Reader; read: DomRead; under: 
   const byId = new Map<number, SnapshotAxNode>();
   const prefix = `${reader.remoteFrame ?? ""}/${reader.contextId}.`;
   const made: SnapshotAxNode[] = [];
-  for (let at = 0; at < read.nodes.length; at += FIELDS) {
-    const { nodes } = read;
-    const [parent, role, name, value, id] = [nodes[at], nodes[at + 1], nodes[at + 2], nodes[at + 3], nodes[at + 4]] as [
-      number,
-      string,
-      string,
-      string | number | null,
-      number,
-    ];
+  const { nodes } = read;
+  for (let at = 0; at < nodes.length; at += FIELDS) {
+    const parent = nodes[at] as number;
+    const role = nodes[at + 1] as string;
+    const name = nodes[at + 2] as string;
+    const value = nodes[at + 3] as string | number | null;
+    const id = nodes[at + 4] as number;
     const address = { pageNode: id, contextId: reader.contextId, ...processOf(reader) };
     const node: SnapshotAxNode = {
       nodeId: prefix + id,

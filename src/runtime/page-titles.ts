@@ -44,7 +44,10 @@ const WATCH_TITLE = `(() => {
   report(true);
 })()`;
 
-/** What the hub knows of one page's title: the last one reported, its world's context (null while none is known), and how many installs began. */
+/**
+ * What the hub knows of one page's title: the last one reported, the context of its world (null while none is known),
+ * and how many installs of the watch began (the latest alone keeps its context).
+ */
 interface TitleState {
   title: string | null;
   contextId: number | null;
