@@ -17,7 +17,7 @@ describe('snapshot source "dom": the hub reads the DOM itself, in Chrome\'s voca
     tab = undefined;
   });
 
-  for (const page of ["roles.html", "actions.html", "form.html"]) {
+  for (const page of ["roles.html", "actions.html", "form.html", "labels.html"]) {
     it(`an interactiveOnly snapshot of ${page} reads as Chrome's own tree does, refs aside`, async () => {
       const { target } = await open(page);
       const chrome = await suite.client.call("snapshot", { target, source: "chrome", interactiveOnly: true });
