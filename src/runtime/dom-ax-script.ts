@@ -129,7 +129,7 @@ export const DOM_AX_READER = `function (state, options) {
     let byControl = labelsByRoot.get(root);
     if (!byControl) {
       labelsByRoot.set(root, (byControl = new Map()));
-      for (const label of root.querySelectorAll ? root.querySelectorAll("label") : []) {
+      for (const label of root.querySelectorAll("label")) {
         const control = label.control;
         if (!control) continue;
         const list = byControl.get(control);

@@ -37,7 +37,7 @@ export async function runWorldScript(
   const scripts = scriptsMadeIn(session, world);
   if (needs.every((name) => scripts.has(name))) {
     const answer = await run(`globalThis.__tabwire?.scripts?.${call.script}?.(${args})`);
-    // Each script answers an object: undefined is a world without them.
+    // Each script answers a value (an object, or the read's JSON text): undefined is a world without them.
     if (answer.exceptionDetails || answer.result.value !== undefined) return answer;
     scripts.clear();
   }
